@@ -1,0 +1,75 @@
+#ifndef CSEERSHIMS_H
+#define CSEERSHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Error categories shared by the JPEG and PNG decoders. */
+enum {
+    SEER_OK = 0,
+    SEER_ERR_CORRUPT = 1,       /* the data breaks the format's rules */
+    SEER_ERR_TRUNCATED = 2,     /* the data ends before the image does */
+    SEER_ERR_NO_MEMORY = 3,     /* an allocation failed */
+    SEER_ERR_UNSUPPORTED = 4,   /* valid, but a variant this build cannot decode */
+    SEER_ERR_TOO_LARGE = 5,     /* dimensions over the caller's limit */
+    SEER_ERR_STATE = 6          /* called out of order */
+};
+
+#define SEER_MESSAGE_MAX 200
+
+/* ---------- JPEG (libjpeg-turbo) ---------- */
+
+typedef struct SeerJPEGDecoder SeerJPEGDecoder;
+
+typedef struct SeerJPEGInfo {
+    int width;              /* stored width */
+    int height;             /* stored height */
+    int components;         /* components in the file */
+    int colorSpace;         /* J_COLOR_SPACE of the file */
+    int progressive;        /* 1 when progressive */
+    int outputWidth;        /* after seer_jpeg_start: scaled width */
+    int outputHeight;       /* after seer_jpeg_start: scaled height */
+    int outputComponents;   /* after seer_jpeg_start: 1 (grey), 3 (RGB) or 4 (CMYK) */
+    int adobeInverted;      /* 1 when an Adobe marker says CMYK is stored inverted */
+} SeerJPEGInfo;
+
+/* Allocates a decoder; NULL when memory is short. */
+SeerJPEGDecoder *seer_jpeg_create(void);
+/* Frees the decoder and everything libjpeg holds for it. */
+void seer_jpeg_destroy(SeerJPEGDecoder *decoder);
+/* Reads the header of `size` bytes at `data` (kept borrowed until destroy). */
+int seer_jpeg_read_header(SeerJPEGDecoder *decoder, const uint8_t *data, size_t size, SeerJPEGInfo *info);
+/* Starts decompression. mode 0 = grey, 1 = RGB, 2 = native (CMYK stays CMYK).
+   scaleDenom is 1, 2, 4 or 8 (DCT scaling). fastDCT picks the integer fast IDCT. */
+int seer_jpeg_start(SeerJPEGDecoder *decoder, int mode, int scaleDenom, int fastDCT, SeerJPEGInfo *info);
+/* Reads every remaining scanline into `buffer`, rows `stride` bytes apart. */
+int seer_jpeg_read_all(SeerJPEGDecoder *decoder, uint8_t *buffer, size_t stride);
+/* The last error's text. */
+const char *seer_jpeg_message(const SeerJPEGDecoder *decoder);
+/* The count of corrupt-data warnings libjpeg tolerated. */
+int seer_jpeg_warnings(const SeerJPEGDecoder *decoder);
+
+/* ---------- PNG (libpng) ---------- */
+
+typedef struct SeerPNGDecoder SeerPNGDecoder;
+
+typedef struct SeerPNGInfo {
+    uint32_t width;
+    uint32_t height;
+    int bitDepth;
+    int colorType;          /* PNG_COLOR_TYPE_* */
+    int interlaced;
+    int channels;           /* after transforms: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA (8 bits each) */
+    const uint8_t *exif;    /* eXIf chunk, borrowed, NULL when absent */
+    uint32_t exifLength;
+} SeerPNGInfo;
+
+SeerPNGDecoder *seer_png_create(const uint8_t *data, size_t size, uint32_t maxWidth, uint32_t maxHeight);
+void seer_png_destroy(SeerPNGDecoder *decoder);
+/* Reads the header and sets up 8-bit output (palette and tRNS expanded, 16 bits scaled). */
+int seer_png_read_header(SeerPNGDecoder *decoder, SeerPNGInfo *info);
+/* Reads the whole image (interlaced too) into `buffer`, rows `stride` bytes apart. */
+int seer_png_read_image(SeerPNGDecoder *decoder, uint8_t *buffer, size_t stride);
+const char *seer_png_message(const SeerPNGDecoder *decoder);
+
+#endif

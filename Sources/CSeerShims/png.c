@@ -1,0 +1,136 @@
+/* libpng's full API reports errors by longjmp: every call that can fail runs here under a setjmp. */
+#include "CSeerShims.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+struct SeerPNGDecoder {
+    png_structp png;
+    png_infop info;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    uint32_t maxWidth;
+    uint32_t maxHeight;
+    int category;
+    int headerRead;
+    char message[SEER_MESSAGE_MAX];
+};
+
+static void seer_png_error(png_structp png, png_const_charp text) {
+    SeerPNGDecoder *d = (SeerPNGDecoder *)png_get_error_ptr(png);
+    if (d->category == SEER_OK) d->category = SEER_ERR_CORRUPT;
+    if (d->message[0] == 0) snprintf(d->message, sizeof d->message, "%s", text ? text : "PNG error");
+    png_longjmp(png, 1);
+}
+
+static void seer_png_warning(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+static void seer_png_read(png_structp png, png_bytep out, size_t length) {
+    SeerPNGDecoder *d = (SeerPNGDecoder *)png_get_io_ptr(png);
+    if (length > d->size - d->offset) {
+        d->category = SEER_ERR_TRUNCATED;
+        snprintf(d->message, sizeof d->message, "the PNG data ends before the image does");
+        png_error(png, "truncated");
+    }
+    memcpy(out, d->data + d->offset, length);
+    d->offset += length;
+}
+
+SeerPNGDecoder *seer_png_create(const uint8_t *data, size_t size, uint32_t maxWidth, uint32_t maxHeight) {
+    SeerPNGDecoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->data = data;
+    d->size = size;
+    d->maxWidth = maxWidth;
+    d->maxHeight = maxHeight;
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, seer_png_error, seer_png_warning);
+    if (!d->png) {
+        free(d);
+        return NULL;
+    }
+    d->info = png_create_info_struct(d->png);
+    if (!d->info) {
+        png_destroy_read_struct(&d->png, NULL, NULL);
+        free(d);
+        return NULL;
+    }
+    png_set_read_fn(d->png, d, seer_png_read);
+    return d;
+}
+
+void seer_png_destroy(SeerPNGDecoder *d) {
+    if (!d) return;
+    png_destroy_read_struct(&d->png, &d->info, NULL);
+    free(d);
+}
+
+int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
+    if (!d || d->headerRead) return SEER_ERR_STATE;
+    if (setjmp(png_jmpbuf(d->png))) return d->category ? d->category : SEER_ERR_CORRUPT;
+    /* Dimensions are checked by the caller against its pixel limit after this call and before any
+       image-sized allocation; libpng itself allocates nothing image-sized while reading the header. */
+    if (d->maxWidth && d->maxHeight) png_set_user_limits(d->png, d->maxWidth, d->maxHeight);
+    png_set_chunk_malloc_max(d->png, 64u * 1024u * 1024u);
+    png_set_crc_action(d->png, PNG_CRC_DEFAULT, PNG_CRC_DEFAULT);
+    png_read_info(d->png, d->info);
+    d->headerRead = 1;
+
+    png_uint_32 width = 0, height = 0;
+    int depth = 0, color = 0, interlace = 0;
+    png_get_IHDR(d->png, d->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+
+    if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(d->png);
+    if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(d->png);
+    if (png_get_valid(d->png, d->info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(d->png);
+    if (depth == 16) png_set_scale_16(d->png);
+    if (interlace != PNG_INTERLACE_NONE) png_set_interlace_handling(d->png);
+    png_read_update_info(d->png, d->info);
+
+    out->width = width;
+    out->height = height;
+    out->bitDepth = depth;
+    out->colorType = color;
+    out->interlaced = interlace != PNG_INTERLACE_NONE;
+    out->channels = png_get_channels(d->png, d->info);
+    out->exif = NULL;
+    out->exifLength = 0;
+#ifdef PNG_eXIf_SUPPORTED
+    png_bytep exif = NULL;
+    png_uint_32 exifLength = 0;
+    if (png_get_eXIf_1(d->png, d->info, &exifLength, &exif) && exif) {
+        out->exif = exif;
+        out->exifLength = exifLength;
+    }
+#endif
+    if (png_get_rowbytes(d->png, d->info) != (size_t)width * (size_t)out->channels) {
+        snprintf(d->message, sizeof d->message, "unexpected PNG row size after conversion");
+        return SEER_ERR_UNSUPPORTED;
+    }
+    return SEER_OK;
+}
+
+int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
+    if (!d || !d->headerRead || !buffer) return SEER_ERR_STATE;
+    png_uint_32 height = png_get_image_height(d->png, d->info);
+    png_bytepp rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!rows) return SEER_ERR_NO_MEMORY;
+    if (setjmp(png_jmpbuf(d->png))) {
+        free(rows);
+        return d->category ? d->category : SEER_ERR_CORRUPT;
+    }
+    for (png_uint_32 y = 0; y < height; y++) rows[y] = buffer + (size_t)y * stride;
+    png_read_image(d->png, rows);
+    free(rows);
+    /* Reading past the image data checks the remaining chunks' CRCs; their absence is harmless. */
+    return SEER_OK;
+}
+
+const char *seer_png_message(const SeerPNGDecoder *d) { return d ? d->message : "no decoder"; }

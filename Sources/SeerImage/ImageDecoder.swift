@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How to decode a photo.
+public struct DecodeOptions: Sendable, Equatable {
+    /// Images with more pixels than this (width × height, as stored) are refused from the header,
+    /// before any image-sized allocation. Default 100 megapixels.
+    public var pixelLimit: Int
+    /// Reduce each side by this factor: 1, 2, 4 or 8. JPEG uses libjpeg-turbo's DCT scaling (a reduced
+    /// image without an inverse transform at full size); PNG is decoded in full and area-averaged.
+    public var scale: Int
+    /// Also produce an RGB image (for annotated output).
+    public var includeRGB: Bool
+    /// Turn the pixels as the EXIF orientation says, so the image is as a person sees it.
+    public var applyOrientation: Bool
+    /// Use libjpeg's fast integer IDCT and plain upsampling: a little faster, a little less exact.
+    public var fastDCT: Bool
+    /// Files larger than this many bytes are refused before they are read. Default 512 MiB.
+    public var byteLimit: Int
+
+    /// Creates options; every parameter has the documented default.
+    public init(
+        pixelLimit: Int = 100_000_000, scale: Int = 1, includeRGB: Bool = false,
+        applyOrientation: Bool = true, fastDCT: Bool = false, byteLimit: Int = 512 << 20
+    ) {
+        self.pixelLimit = pixelLimit
+        self.scale = scale
+        self.includeRGB = includeRGB
+        self.applyOrientation = applyOrientation
+        self.fastDCT = fastDCT
+        self.byteLimit = byteLimit
+    }
+}
+
+/// What the header of an image says.
+public struct ImageInfo: Sendable, Equatable, Codable {
+    /// The container format.
+    public var format: ImageFormat
+    /// Width of the stored pixel grid.
+    public var storedWidth: Int
+    /// Height of the stored pixel grid.
+    public var storedHeight: Int
+    /// The EXIF orientation stored with the image (`.up` when there is none).
+    public var orientation: Orientation
+
+    /// Width as a person sees the picture (after orientation).
+    public var width: Int { orientation.swapsDimensions ? storedHeight : storedWidth }
+    /// Height as a person sees the picture (after orientation).
+    public var height: Int { orientation.swapsDimensions ? storedWidth : storedHeight }
+
+    /// Creates an info record.
+    public init(format: ImageFormat, storedWidth: Int, storedHeight: Int, orientation: Orientation) {
+        self.format = format
+        self.storedWidth = storedWidth
+        self.storedHeight = storedHeight
+        self.orientation = orientation
+    }
+}
+
+/// A decoded photo: its header facts and its pixels.
+public struct DecodedImage: Sendable {
+    /// What the header says (full-size dimensions, stored orientation).
+    public var info: ImageInfo
+    /// Luminance, oriented as displayed when `applyOrientation` was set, reduced when `scale` > 1.
+    public var gray: GrayImage
+    /// Colour, when `includeRGB` was set; same geometry as `gray`.
+    public var rgb: RGBImage?
+    /// Whether `gray` and `rgb` have had the orientation applied.
+    public var isOriented: Bool
+
+    /// Full-size displayed pixels per decoded pixel, horizontally: multiply a coordinate in `gray`
+    /// by this to get one in the full-size displayed picture.
+    public var scaleX: Double {
+        let full = isOriented ? info.width : info.storedWidth
+        return gray.width == 0 ? 1 : Double(full) / Double(gray.width)
+    }
+    /// As `scaleX`, vertically.
+    public var scaleY: Double {
+        let full = isOriented ? info.height : info.storedHeight
+        return gray.height == 0 ? 1 : Double(full) / Double(gray.height)
+    }
+}
+
+/// Decodes PNG and JPEG photos to luminance (and RGB), recognising the format from the bytes.
+///
+/// All functions are thread-safe: each call owns its own C decoder.
+public enum ImageDecoder {
+    /// Reads only the header: format, stored size and orientation. Cheap; does not validate pixel data.
+    public static func info(of bytes: [UInt8]) throws -> ImageInfo {
+        try bytes.withUnsafeBytes { try info(of: $0) }
+    }
+
+    /// Reads only the header of bytes in memory (see ``info(of:)-([UInt8])``).
+    public static func info(of raw: UnsafeRawBufferPointer) throws -> ImageInfo {
+        do {
+            let format = try decodableFormat(raw)
+            switch format {
+            case .jpeg:
+                let decoder = try JPEGDecoder()
+                let header = try decoder.readHeader(raw)
+                return ImageInfo(
+                    format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
+                    orientation: Exif.jpegOrientation(raw) ?? .up)
+            default:
+                let decoder = try PNGDecoder(raw)
+                let header = try decoder.readHeader()
+                return ImageInfo(
+                    format: .png, storedWidth: header.width, storedHeight: header.height,
+                    orientation: header.orientation ?? .up)
+            }
+        }
+    }
+
+    /// Decodes an image held in memory.
+    ///
+    /// - Throws: ``ImageError`` naming what is wrong (empty, not an image, unsupported format,
+    ///   truncated, corrupt, over the pixel limit, out of memory). Never returns a partial image.
+    public static func decode(_ bytes: [UInt8], options: DecodeOptions = .init()) throws -> DecodedImage {
+        try bytes.withUnsafeBytes { try decode(bytes: $0, options: options) }
+    }
+
+    /// Decodes an image from borrowed bytes (see ``decode(_:options:)``).
+    public static func decode(bytes raw: UnsafeRawBufferPointer, options: DecodeOptions = .init()) throws -> DecodedImage {
+        guard [1, 2, 4, 8].contains(options.scale) else {
+            preconditionFailure("DecodeOptions.scale must be 1, 2, 4 or 8")
+        }
+        var decoded: DecodedImage = try {
+            let format = try decodableFormat(raw)
+            switch format {
+            case .jpeg:
+                let decoder = try JPEGDecoder()
+                let header = try decoder.readHeader(raw)
+                let info = ImageInfo(
+                    format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
+                    orientation: Exif.jpegOrientation(raw) ?? .up)
+                try checkLimit(info, options)
+                let (gray, rgb) = try decoder.decode(scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
+                return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
+            default:
+                let decoder = try PNGDecoder(raw)
+                let header = try decoder.readHeader()
+                let info = ImageInfo(
+                    format: .png, storedWidth: header.width, storedHeight: header.height,
+                    orientation: header.orientation ?? .up)
+                try checkLimit(info, options)
+                var (gray, rgb) = try decoder.decode(wantRGB: options.includeRGB)
+                if options.scale > 1 {
+                    gray = gray.downscaled(by: options.scale)
+                    rgb = rgb?.downscaled(by: options.scale)
+                }
+                return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
+            }
+        }()
+        if options.applyOrientation {
+            let orientation = decoded.info.orientation
+            if orientation != .up {
+                decoded.gray = decoded.gray.oriented(orientation)
+                decoded.rgb = decoded.rgb?.oriented(orientation)
+            }
+            decoded.isOriented = true
+        }
+        return decoded
+    }
+
+    /// Reads and decodes the file at `path`. Errors carry the path as their ``ImageError/source``.
+    public static func decode(contentsOf path: String, options: DecodeOptions = .init()) throws -> DecodedImage {
+        do {
+            let bytes = try readFile(path, limit: options.byteLimit)
+            return try decode(bytes, options: options)
+        } catch let error as ImageError {
+            throw error.from(path)
+        }
+    }
+
+    /// Reads the header of the file at `path` (see ``info(of:)``).
+    public static func info(contentsOf path: String) throws -> ImageInfo {
+        do {
+            return try info(of: try readFile(path, limit: 512 << 20))
+        } catch let error as ImageError {
+            throw error.from(path)
+        }
+    }
+
+    /// The bytes of a file, read with one `read` loop into one buffer.
+    public static func readFile(_ path: String, limit: Int = 512 << 20) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ImageError(.unreadable, "cannot open: \(String(cString: strerror(errno)))", source: path)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw ImageError(.unreadable, "cannot stat: \(String(cString: strerror(errno)))", source: path)
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            throw ImageError(.unreadable, "is a directory", source: path)
+        }
+        let size = Int(st.st_size)
+        guard size <= limit else {
+            throw ImageError(.tooLarge, "file is \(size) bytes, over the limit of \(limit)", source: path)
+        }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 1)) { buffer, count in
+            var done = 0
+            while done < size {
+                let n = read(fd, buffer.baseAddress! + done, size - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }
+                done += n
+            }
+            count = done
+        }
+        if failure != 0 {
+            throw ImageError(.unreadable, "cannot read: \(String(cString: strerror(failure)))", source: path)
+        }
+        return bytes
+    }
+
+    private static func decodableFormat(_ raw: UnsafeRawBufferPointer) throws -> ImageFormat {
+        guard !raw.isEmpty else { throw ImageError(.empty, "empty input: no bytes to decode") }
+        guard let format = ImageFormat.sniff(raw) else {
+            throw ImageError(.notAnImage, "not an image: the bytes match no known image format")
+        }
+        guard format.isDecodable else {
+            throw ImageError(.unsupportedFormat, "unsupported format \(format.displayName): Seer decodes PNG and JPEG")
+        }
+        return format
+    }
+
+    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions) throws {
+        let (w, h) = (info.storedWidth, info.storedHeight)
+        guard w > 0, h > 0 else { throw ImageError(.corrupt, "image has zero width or height") }
+        let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+        if overflow || pixels > options.pixelLimit {
+            throw ImageError(
+                .tooLarge,
+                "image is \(w)×\(h) (\(overflow ? "over Int.max" : String(pixels)) pixels), over the limit of \(options.pixelLimit)")
+        }
+    }
+}

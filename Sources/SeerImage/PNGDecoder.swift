@@ -1,0 +1,90 @@
+internal import CSeerShims
+
+/// Owns one libpng reader (through `CSeerShims`) for one decode; frees it in `deinit`.
+final class PNGDecoder {
+    private let handle: OpaquePointer
+    private(set) var info = SeerPNGInfo()
+
+    /// `data` must stay alive and unmoved until this decoder is gone.
+    init(_ data: UnsafeRawBufferPointer) throws {
+        guard let handle = seer_png_create(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, 0, 0) else {
+            throw ImageError(.outOfMemory, "could not allocate a PNG decoder")
+        }
+        self.handle = handle
+    }
+
+    deinit { seer_png_destroy(handle) }
+
+    private func check(_ status: Int32) throws {
+        guard Int(status) != SEER_OK else { return }
+        let message = String(cString: seer_png_message(handle))
+        switch Int(status) {
+        case SEER_ERR_TRUNCATED: throw ImageError(.truncated, "truncated PNG: \(message)")
+        case SEER_ERR_NO_MEMORY: throw ImageError(.outOfMemory, "out of memory decoding PNG: \(message)")
+        case SEER_ERR_UNSUPPORTED: throw ImageError(.unsupportedFormat, "unsupported PNG variant: \(message)")
+        default: throw ImageError(.corrupt, "corrupt PNG: \(message)")
+        }
+    }
+
+    /// Reads the header and sets up 8-bit output. The corresponding C function is `png_read_info`.
+    func readHeader() throws -> (width: Int, height: Int, orientation: Orientation?) {
+        try check(seer_png_read_header(handle, &info))
+        var orientation: Orientation?
+        if let exif = info.exif, info.exifLength > 0 {
+            orientation = Exif.orientation(tiff: UnsafeRawBufferPointer(start: exif, count: Int(info.exifLength)))
+        }
+        return (Int(info.width), Int(info.height), orientation)
+    }
+
+    /// Decodes the whole image. Transparent pixels are composited onto white, since codes printed on
+    /// transparent backgrounds are dark on a light page. The corresponding C function is `png_read_image`.
+    func decode(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
+        let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
+        var samples = [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, count in
+            count = buffer.count
+        }
+        let status = samples.withUnsafeMutableBufferPointer { buffer in
+            seer_png_read_image(handle, buffer.baseAddress, width * channels)
+        }
+        try check(status)
+        switch channels {
+        case 1:
+            let gray = GrayImage(width: width, height: height, pixels: samples)
+            return (gray, wantRGB ? RGBImage(gray) : nil)
+        case 2:
+            var out = [UInt8](repeating: 0, count: width * height)
+            out.withUnsafeMutableBufferPointer { o in
+                samples.withUnsafeBufferPointer { s in
+                    for i in 0..<o.count { o[i] = Self.overWhite(s[2 * i], alpha: s[2 * i + 1]) }
+                }
+            }
+            let gray = GrayImage(width: width, height: height, pixels: out)
+            return (gray, wantRGB ? RGBImage(gray) : nil)
+        case 3:
+            let rgb = RGBImage(width: width, height: height, pixels: samples)
+            return (rgb.gray, wantRGB ? rgb : nil)
+        case 4:
+            var out = [UInt8](repeating: 0, count: width * height * 3)
+            out.withUnsafeMutableBufferPointer { o in
+                samples.withUnsafeBufferPointer { s in
+                    for i in 0..<(width * height) {
+                        let a = s[4 * i + 3]
+                        o[3 * i] = Self.overWhite(s[4 * i], alpha: a)
+                        o[3 * i + 1] = Self.overWhite(s[4 * i + 1], alpha: a)
+                        o[3 * i + 2] = Self.overWhite(s[4 * i + 2], alpha: a)
+                    }
+                }
+            }
+            let rgb = RGBImage(width: width, height: height, pixels: out)
+            return (rgb.gray, wantRGB ? rgb : nil)
+        default:
+            throw ImageError(.unsupportedFormat, "PNG with \(channels) channels after conversion")
+        }
+    }
+
+    @inline(__always)
+    static func overWhite(_ value: UInt8, alpha: UInt8) -> UInt8 {
+        let v = UInt32(value) * UInt32(alpha) + 255 * (255 - UInt32(alpha))
+        return UInt8((v + 127) / 255)
+    }
+}
