@@ -1,0 +1,36 @@
+import SeerImage
+
+/// The public facade: configured once, then shared freely across tasks and threads.
+///
+/// Each capability lives in its own extension (decoding here; codes, plates and verification
+/// beside it). Anything inside that holds a C handle which is not thread-safe is pooled.
+public final class Engine: Sendable {
+    /// Everything an engine is configured with.
+    public struct Configuration: Sendable {
+        /// How photos are decoded (pixel limit, colour, orientation).
+        public var decode: DecodeOptions
+
+        /// Creates a configuration; every parameter has the documented default.
+        public init(decode: DecodeOptions = DecodeOptions()) {
+            self.decode = decode
+        }
+    }
+
+    /// The configuration this engine was made with.
+    public let configuration: Configuration
+
+    /// Creates an engine.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Decodes the photo at `path` as configured (format from the bytes, orientation applied).
+    public func decode(contentsOf path: String) throws -> DecodedImage {
+        try ImageDecoder.decode(contentsOf: path, options: configuration.decode)
+    }
+
+    /// Decodes a photo held in memory as configured.
+    public func decode(_ bytes: [UInt8]) throws -> DecodedImage {
+        try ImageDecoder.decode(bytes, options: configuration.decode)
+    }
+}
