@@ -42,8 +42,13 @@ let package = Package(
             dependencies: ["CPNG", "CSeerShims"],
             swiftSettings: swiftSettings),
         .target(
+            name: "SeerPlate",
+            dependencies: ["SeerImage", "CTesseract"],
+            resources: [.embedInCode("Resources/grammars.txt")],
+            swiftSettings: swiftSettings),
+        .target(
             name: "Seer",
-            dependencies: ["SeerImage"],
+            dependencies: ["SeerImage", "SeerPlate"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
@@ -57,6 +62,15 @@ let package = Package(
         .testTarget(
             name: "SeerImageTests",
             dependencies: ["SeerImage"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerPlateTests",
+            dependencies: ["SeerPlate", "SeerImage"],
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "plate-bench",
+            dependencies: ["Seer"],
+            path: "Benchmarks/plates",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",

@@ -1,0 +1,124 @@
+import SeerImage
+
+/// A connected blob of foreground pixels.
+struct Blob: Sendable {
+    var x0: Int, y0: Int, x1: Int, y1: Int  // inclusive bounds
+    var area: Int
+    var label: Int32
+
+    var width: Int { x1 - x0 + 1 }
+    var height: Int { y1 - y0 + 1 }
+    var cx: Double { Double(x0 + x1) / 2 }
+    var cy: Double { Double(y0 + y1) / 2 }
+    var fill: Double { Double(area) / Double(width * height) }
+}
+
+/// A binary mask: 1 = foreground.
+struct Mask: Sendable {
+    var width: Int
+    var height: Int
+    var bits: [UInt8]
+}
+
+enum Binarize {
+    /// Summed-area table of `image` (size (w+1)×(h+1)).
+    static func integral(_ image: GrayImage) -> [Int32] {
+        let w = image.width, h = image.height
+        var table = [Int32](repeating: 0, count: (w + 1) * (h + 1))
+        image.pixels.withUnsafeBufferPointer { px in
+            table.withUnsafeMutableBufferPointer { t in
+                for y in 0..<h {
+                    var row: Int32 = 0
+                    let base = (y + 1) * (w + 1)
+                    for x in 0..<w {
+                        row += Int32(px[y * w + x])
+                        t[base + x + 1] = t[base - (w + 1) + x + 1] + row
+                    }
+                }
+            }
+        }
+        return table
+    }
+
+    /// Local-mean thresholding with window `2r+1`. `dark` marks pixels darker than their surround by
+    /// more than `offset`; otherwise lighter ones.
+    static func adaptive(_ image: GrayImage, integral table: [Int32], radius r: Int, offset: Int, dark: Bool) -> Mask {
+        let w = image.width, h = image.height
+        var bits = [UInt8](repeating: 0, count: w * h)
+        image.pixels.withUnsafeBufferPointer { px in
+            table.withUnsafeBufferPointer { t in
+                bits.withUnsafeMutableBufferPointer { out in
+                    for y in 0..<h {
+                        let ya = max(0, y - r), yb = min(h, y + r + 1)
+                        for x in 0..<w {
+                            let xa = max(0, x - r), xb = min(w, x + r + 1)
+                            let sum = t[yb * (w + 1) + xb] - t[ya * (w + 1) + xb] - t[yb * (w + 1) + xa] + t[ya * (w + 1) + xa]
+                            let n = Int32((yb - ya) * (xb - xa))
+                            let v = Int32(px[y * w + x]) * n
+                            if dark {
+                                if v < sum - Int32(offset) * n { out[y * w + x] = 1 }
+                            } else if v > sum + Int32(offset) * n {
+                                out[y * w + x] = 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return Mask(width: w, height: h, bits: bits)
+    }
+
+    /// Otsu's global threshold over `pixels`.
+    static func otsu(_ pixels: [UInt8]) -> Int {
+        var hist = [Int](repeating: 0, count: 256)
+        for p in pixels { hist[Int(p)] += 1 }
+        let total = Double(pixels.count)
+        var sumAll = 0.0
+        for i in 0..<256 { sumAll += Double(i * hist[i]) }
+        var sumB = 0.0, wB = 0.0, best = 0.0, threshold = 128
+        for t in 0..<256 {
+            wB += Double(hist[t])
+            if wB == 0 { continue }
+            let wF = total - wB
+            if wF == 0 { break }
+            sumB += Double(t * hist[t])
+            let mB = sumB / wB, mF = (sumAll - sumB) / wF
+            let between = wB * wF * (mB - mF) * (mB - mF)
+            if between > best { best = between; threshold = t }
+        }
+        return threshold
+    }
+
+    /// 4-connected components of `mask`. `labels` gets each pixel's blob index + 1 (0 = background).
+    static func components(_ mask: Mask, labels: inout [Int32], maxArea: Int = .max) -> [Blob] {
+        let w = mask.width, h = mask.height
+        labels = [Int32](repeating: 0, count: w * h)
+        var blobs: [Blob] = []
+        var stack: [Int] = []
+        stack.reserveCapacity(4096)
+        mask.bits.withUnsafeBufferPointer { m in
+            labels.withUnsafeMutableBufferPointer { lab in
+                for start in 0..<(w * h) where m[start] != 0 && lab[start] == 0 {
+                    let label = Int32(blobs.count + 1)
+                    var blob = Blob(x0: start % w, y0: start / w, x1: start % w, y1: start / w, area: 0, label: label)
+                    lab[start] = label
+                    stack.append(start)
+                    while let p = stack.popLast() {
+                        let x = p % w, y = p / w
+                        blob.area += 1
+                        if x < blob.x0 { blob.x0 = x }
+                        if x > blob.x1 { blob.x1 = x }
+                        if y < blob.y0 { blob.y0 = y }
+                        if y > blob.y1 { blob.y1 = y }
+                        if x > 0, m[p - 1] != 0, lab[p - 1] == 0 { lab[p - 1] = label; stack.append(p - 1) }
+                        if x < w - 1, m[p + 1] != 0, lab[p + 1] == 0 { lab[p + 1] = label; stack.append(p + 1) }
+                        if y > 0, m[p - w] != 0, lab[p - w] == 0 { lab[p - w] = label; stack.append(p - w) }
+                        if y < h - 1, m[p + w] != 0, lab[p + w] == 0 { lab[p + w] = label; stack.append(p + w) }
+                    }
+                    blobs.append(blob)
+                }
+            }
+        }
+        return blobs
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// One position of an OCR reading: characters with probabilities, best first.
+struct Position: Sendable {
+    var options: [(Character, Double)]
+}
+
+/// Best-first search for plate texts that fit a grammar, from per-position character scores.
+struct CandidateSearch {
+    let grammar: PlateGrammar
+
+    struct Scored {
+        var text: String
+        var score: Double
+        var format: PlateFormat?
+        var perChar: [Double]
+    }
+
+    /// Score given to a confusion swap relative to the glyph it replaces.
+    static let swapFactor = 0.55
+    /// Score lost per glyph dropped from either end (frame edges, bolts, stray marks).
+    static let dropFactor = 0.45
+    /// Prior of a reading that matches no format when a region was asked for.
+    static let unmatchedFactor = 0.35
+
+    func search(_ positions: [Position], region: PlateRegion?, limit: Int) -> [Scored] {
+        var all: [Scored] = []
+        let n = positions.count
+        guard n > 0 else { return [] }
+        for format in grammar.formats(for: region) {
+            for slots in format.expansions where slots.count <= n && slots.count >= n - 2 {
+                let extra = n - slots.count
+                for lead in 0...extra {
+                    let window = Array(positions[lead..<(lead + slots.count)])
+                    let penalty = pow(Self.dropFactor, Double(extra))
+                    all += kBest(window, slots: slots, limit: limit).map {
+                        Scored(text: $0.0, score: pow($0.1, 1 / Double(slots.count)) * format.weight * penalty, format: format, perChar: $0.2)
+                    }
+                }
+            }
+        }
+        // The raw reading, matching no format.
+        let any = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let raw = kBest(positions, slots: Array(repeating: any, count: n), limit: limit)
+        all += raw.map { Scored(text: $0.0, score: pow($0.1, 1 / Double(n)) * (region == nil ? 0.6 : Self.unmatchedFactor), format: nil, perChar: $0.2) }
+        all.sort { $0.score > $1.score }
+        var seen = Set<String>()
+        var out: [Scored] = []
+        for s in all where seen.insert(s.text).inserted {
+            out.append(s)
+            if out.count == limit { break }
+        }
+        return out
+    }
+
+    /// The `limit` best texts over independent slots, each restricted to its allowed set (confusion
+    /// swaps allowed at a cost).
+    func kBest(_ positions: [Position], slots: [Set<Character>], limit: Int) -> [(String, Double, [Double])] {
+        var lists: [[(Character, Double)]] = []
+        for (position, slot) in zip(positions, slots) {
+            var best: [Character: Double] = [:]
+            for (c, p) in position.options {
+                if slot.contains(c) { best[c] = max(best[c] ?? 0, p) }
+                for alt in grammar.confusions[c] ?? [] where slot.contains(alt) {
+                    best[alt] = max(best[alt] ?? 0, p * Self.swapFactor)
+                }
+            }
+            let list = best.sorted { $0.value > $1.value }.prefix(4).map { ($0.key, max($0.value, 1e-4)) }
+            if list.isEmpty { return [] }
+            lists.append(list)
+        }
+        // Best-first over index vectors.
+        struct Node { var index: [Int]; var score: Double }
+        var frontier = [Node(index: Array(repeating: 0, count: lists.count), score: lists.reduce(1) { $0 * $1[0].1 })]
+        var seen = Set<[Int]>()
+        var out: [(String, Double, [Double])] = []
+        while !frontier.isEmpty, out.count < limit {
+            let i = frontier.indices.max { frontier[$0].score < frontier[$1].score }!
+            let node = frontier.remove(at: i)
+            guard seen.insert(node.index).inserted else { continue }
+            out.append((String(zip(lists, node.index).map { $0[$1].0 }), node.score, zip(lists, node.index).map { $0[$1].1 }))
+            for k in 0..<lists.count where node.index[k] + 1 < lists[k].count {
+                var next = node.index
+                next[k] += 1
+                frontier.append(Node(index: next, score: node.score / lists[k][node.index[k]].1 * lists[k][next[k]].1))
+            }
+        }
+        return out
+    }
+}

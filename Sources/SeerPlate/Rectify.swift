@@ -1,0 +1,155 @@
+import Foundation
+import SeerImage
+
+/// A row straightened into its own image, with the way back to photo coordinates.
+struct RectifiedRow {
+    /// Straightened crop, glyphs dark on light, glyph height ≈ `Rectifier.glyphHeight`.
+    var image: GrayImage
+    /// Maps a point of `image` to the located image.
+    var origin: (x: Double, y: Double)
+    var along: (x: Double, y: Double)  // unit vector along the row, per output pixel scaled
+    var across: (x: Double, y: Double)
+    var scale: Double  // output pixels per source pixel
+
+    func toSource(_ u: Double, _ v: Double) -> (Double, Double) {
+        let su = u / scale, sv = v / scale
+        return (origin.x + su * along.x + sv * across.x, origin.y + su * along.y + sv * across.y)
+    }
+}
+
+/// A segmented glyph row, ready for OCR.
+struct GlyphRow {
+    /// White ground, only the kept glyphs in black.
+    var image: GrayImage
+    /// Kept glyph boxes in `image` (x0, x1).
+    var glyphs: [(x0: Int, x1: Int)]
+    /// Extent of the glyphs in the rectified crop: u0, u1, v0, v1.
+    var extent: (Int, Int, Int, Int)
+}
+
+enum Rectifier {
+    static let glyphHeight = 40.0
+
+    /// Straightens `row` out of `image`: rotated by the row's baseline angle, scaled so glyphs are
+    /// `glyphHeight` tall, `margin` glyph heights above and below the centre line.
+    static func rectify(_ image: GrayImage, row: TextRow, margin: Double = 1.1) -> RectifiedRow {
+        let angle = atan(row.slope)
+        let along = (cos(angle), sin(angle)), across = (-sin(angle), cos(angle))
+        let h = row.glyphHeight
+        let scale = glyphHeight / h
+        let x0 = Double(row.x0) - 0.6 * h, x1 = Double(row.x1) + 0.6 * h
+        let cx = (x0 + x1) / 2, cy = row.intercept + row.slope * cx
+        let halfU = (x1 - x0) / 2 / cos(angle)
+        let origin = (cx - halfU * along.0 - margin * h * across.0, cy - halfU * along.1 - margin * h * across.1)
+        let outW = max(8, Int(2 * halfU * scale)), outH = max(8, Int(2 * margin * h * scale))
+        var pixels = [UInt8](repeating: 0, count: outW * outH)
+        image.pixels.withUnsafeBufferPointer { src in
+            let w = image.width, hgt = image.height
+            for v in 0..<outH {
+                let sv = Double(v) / scale
+                for u in 0..<outW {
+                    let su = Double(u) / scale
+                    let x = origin.0 + su * along.0 + sv * across.0
+                    let y = origin.1 + su * along.1 + sv * across.1
+                    let xi = Int(floor(x)), yi = Int(floor(y))
+                    let fx = x - Double(xi), fy = y - Double(yi)
+                    func at(_ px: Int, _ py: Int) -> Double {
+                        Double(src[min(hgt - 1, max(0, py)) * w + min(w - 1, max(0, px))])
+                    }
+                    let value = (at(xi, yi) * (1 - fx) + at(xi + 1, yi) * fx) * (1 - fy)
+                        + (at(xi, yi + 1) * (1 - fx) + at(xi + 1, yi + 1) * fx) * fy
+                    pixels[v * outW + u] = UInt8(max(0, min(255, value.rounded())))
+                }
+            }
+        }
+        var crop = GrayImage(width: outW, height: outH, pixels: pixels)
+        if row.lightOnDark { crop = crop.inverted() }
+        return RectifiedRow(image: crop, origin: origin, along: along, across: across, scale: scale)
+    }
+
+    /// Contrast-stretches `image` between its 2nd and 98th percentile.
+    static func stretched(_ image: GrayImage) -> GrayImage {
+        var hist = [Int](repeating: 0, count: 256)
+        for p in image.pixels { hist[Int(p)] += 1 }
+        let n = image.pixels.count
+        var acc = 0, lo = 0, hi = 255
+        for i in 0..<256 { acc += hist[i]; if acc >= n / 50 { lo = i; break } }
+        acc = 0
+        for i in stride(from: 255, through: 0, by: -1) { acc += hist[i]; if acc >= n / 50 { hi = i; break } }
+        guard hi > lo + 8 else { return image }
+        let range = Double(hi - lo)
+        return GrayImage(width: image.width, height: image.height, pixels: image.pixels.map {
+            UInt8(max(0, min(255, (Double(Int($0) - lo) / range * 255).rounded())))
+        })
+    }
+
+    /// Segments glyphs in a rectified crop over a few binarisations; returns the candidates, best
+    /// segmentation first.
+    static func segment(_ rect: RectifiedRow) -> [GlyphRow] {
+        let image = stretched(rect.image)
+        let w = image.width, h = image.height
+        let band = image.pixels[(h / 4 * w)..<(h * 3 / 4 * w)]
+        let otsu = Binarize.otsu(Array(band))
+        var masks: [Mask] = []
+        masks.append(Mask(width: w, height: h, bits: image.pixels.map { Int($0) < otsu ? 1 : 0 }))
+        let table = Binarize.integral(image)
+        masks.append(Binarize.adaptive(image, integral: table, radius: Int(glyphHeight * 0.6), offset: 10, dark: true))
+        masks.append(Mask(width: w, height: h, bits: image.pixels.map { Int($0) < otsu - 25 ? 1 : 0 }))
+        var results: [(GlyphRow, Double)] = []
+        for mask in masks {
+            if let row = glyphs(in: mask) { results.append(row) }
+        }
+        results.sort { $0.1 > $1.1 }
+        return results.map(\.0)
+    }
+
+    /// Keeps the blobs of glyph size on the centre line and draws them onto a clean canvas.
+    static func glyphs(in mask: Mask) -> (GlyphRow, Double)? {
+        var labels: [Int32] = []
+        let blobs = Binarize.components(mask, labels: &labels)
+        let mid = Double(mask.height) / 2
+        let g = glyphHeight
+        var kept = blobs.filter { b in
+            let bh = Double(b.height), bw = Double(b.width)
+            return bh >= 0.6 * g && bh <= 1.45 * g && bw <= 1.3 * bh && abs(b.cy - mid) < 0.35 * g
+                && b.fill > 0.12 && b.fill < 0.92 && b.area >= 30
+                && b.y0 > 0 && b.y1 < mask.height - 1
+        }
+        guard kept.count >= 3 else { return nil }
+        let heights = kept.map { Double($0.height) }.sorted()
+        let median = heights[heights.count / 2]
+        kept = kept.filter { Double($0.height) > 0.78 * median && Double($0.height) < 1.22 * median }
+        kept.sort { $0.x0 < $1.x0 }
+        // Longest run with plausible gaps.
+        var best: ArraySlice<Blob> = []
+        var start = 0
+        for i in 0...kept.count {
+            if i == kept.count || (i > start && Double(kept[i].x0 - kept[i - 1].x1) > 1.6 * median) {
+                if i - start > best.count { best = kept[start..<i] }
+                start = i
+            }
+        }
+        let row = Array(best)
+        guard row.count >= 3 else { return nil }
+        let pad = Int(median * 0.4)
+        let top = row.map(\.y0).min()! , bottom = row.map(\.y1).max()!
+        let left = row.first!.x0, right = row.map(\.x1).max()!
+        let outW = right - left + 1 + 2 * pad, outH = bottom - top + 1 + 2 * pad
+        var pixels = [UInt8](repeating: 255, count: outW * outH)
+        let keep = Set(row.map(\.label))
+        for y in top...bottom {
+            for x in left...right where keep.contains(labels[y * mask.width + x]) {
+                pixels[(y - top + pad) * outW + (x - left + pad)] = 0
+            }
+        }
+        let hs = row.map { Double($0.height) }
+        let spread = hs.reduce(0) { $0 + abs($1 - median) } / Double(row.count) / median
+        let n = Double(row.count)
+        let score = min(n, 8) - max(0, n - 8) - max(0, 5 - n) - spread * 5
+        let glyphRow = GlyphRow(
+            image: GrayImage(width: outW, height: outH, pixels: pixels),
+            glyphs: row.map { ($0.x0 - left + pad, $0.x1 - left + pad) },
+            extent: (left, right, top, bottom))
+        return (glyphRow, score)
+    }
+}
