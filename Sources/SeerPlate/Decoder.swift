@@ -43,7 +43,7 @@ struct CandidateSearch {
         let any = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         let raw = kBest(positions, slots: Array(repeating: any, count: n), limit: limit)
         all += raw.map { Scored(text: $0.0, score: pow($0.1, 1 / Double(n)) * (region == nil ? 0.6 : Self.unmatchedFactor), format: nil, perChar: $0.2) }
-        all.sort { $0.score > $1.score }
+        all.sort { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
         var seen = Set<String>()
         var out: [Scored] = []
         for s in all where seen.insert(s.text).inserted {
@@ -61,11 +61,12 @@ struct CandidateSearch {
             var best: [Character: Double] = [:]
             for (c, p) in position.options {
                 if slot.contains(c) { best[c] = max(best[c] ?? 0, p) }
-                for alt in grammar.confusions[c] ?? [] where slot.contains(alt) {
-                    best[alt] = max(best[alt] ?? 0, p * Self.swapFactor)
+                // Earlier pairs in the grammar file are the likelier confusions.
+                for (rank, alt) in (grammar.confusions[c] ?? []).enumerated() where slot.contains(alt) {
+                    best[alt] = max(best[alt] ?? 0, p * Self.swapFactor * pow(0.97, Double(rank)))
                 }
             }
-            let list = best.sorted { $0.value > $1.value }.prefix(4).map { ($0.key, max($0.value, 1e-4)) }
+            let list = best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(4).map { ($0.key, max($0.value, 1e-4)) }
             if list.isEmpty { return [] }
             lists.append(list)
         }

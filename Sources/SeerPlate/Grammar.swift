@@ -144,7 +144,7 @@ public struct PlateGrammar: Sendable {
             result = next
         }
         return Array(Set(result.map { $0.map { String($0.sorted()) } })).map { $0.map { Set($0) } }
-            .sorted { $0.count < $1.count }
+            .sorted { $0.count != $1.count ? $0.count < $1.count : $0.map { String($0.sorted()) }.lexicographicallyPrecedes($1.map { String($0.sorted()) }) }
     }
 
     /// Formats of `region`, or all formats when `region` is nil.
@@ -181,12 +181,12 @@ public struct PlateGrammar: Sendable {
                 var partial: [(String, Int)] = [("", 0)]
                 for opts in options {
                     partial = partial.flatMap { p in opts.map { (p.0 + String($0.0), p.1 + $0.1) } }
-                    if partial.count > 256 { partial = Array(partial.sorted { $0.1 < $1.1 }.prefix(256)) }
+                    if partial.count > 256 { partial = Array(partial.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(256)) }
                 }
                 for (t, s) in partial { found.append((t, s, format)) }
             }
         }
-        found.sort { ($0.swaps, -$0.format.weight) < ($1.swaps, -$1.format.weight) }
+        found.sort { ($0.swaps, -$0.format.weight, $0.text) < ($1.swaps, -$1.format.weight, $1.text) }
         var seen = Set<String>()
         var unique: [(text: String, swaps: Int, format: PlateFormat)] = []
         for f in found where seen.insert(f.text).inserted { unique.append(f) }

@@ -40,7 +40,7 @@ enum Locator {
             }
             rows += group(glyphs, lightOnDark: !dark)
         }
-        rows.sort { $0.score > $1.score }
+        rows.sort { $0.score != $1.score ? $0.score > $1.score : ($0.x0, $0.y0) < ($1.x0, $1.y0) }
         var kept: [TextRow] = []
         for row in rows where !kept.contains(where: { overlap($0, row) > 0.5 }) {
             kept.append(row)

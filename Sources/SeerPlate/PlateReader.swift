@@ -52,7 +52,7 @@ public final class PlateReader: Sendable {
         }
         if factor > 1 { work = image.downscaled(by: factor) }
         let rows = Locator.rows(in: work, limit: options.rowsPerPhoto)
-        var readings: [(PlateReading, Double, (Double, Double, Double, Double))] = []
+        var readings: [(PlateReading, Double, (Double, Double, Double, Double), Double)] = []
         try pool.withReader { ocr in
             for row in rows {
                 // Read at the located scale, or from the full image when it was reduced.
@@ -66,13 +66,20 @@ public final class PlateReader: Sendable {
                     sourceRow.glyphHeight = row.glyphHeight * f
                 }
                 guard let reading = readRow(sourceRow, in: image, ocr: ocr, region: region, scaleX: scaleX, scaleY: scaleY) else { continue }
-                readings.append(reading)
+                readings.append((reading.0, reading.1, reading.2, sourceRow.glyphHeight))
             }
         }
-        readings.sort { $0.1 > $1.1 }
+        // Plate characters are usually the tallest text row and 5–8 long.
+        let tallest = readings.map(\.3).max() ?? 1
+        readings = readings.map { r in
+            let n = r.0.text.count
+            let lengthFactor = n >= 5 && n <= 8 ? 1.0 : n == 4 ? 0.6 : n > 8 ? 0.5 : 0.3
+            return (r.0, r.1 * lengthFactor * (r.3 / tallest).squareRoot(), r.2, r.1)
+        }
+        readings.sort { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.text < $1.0.text }
         var kept: [PlateReading] = []
         var boxes: [(Double, Double, Double, Double)] = []
-        for (reading, score, box) in readings where score >= options.minimumScore {
+        for (reading, _, box, score) in readings where score >= options.minimumScore {
             if boxes.contains(where: { overlapFraction($0, box) > 0.3 }) { continue }
             kept.append(reading)
             boxes.append(box)
@@ -140,7 +147,7 @@ public final class PlateReader: Sendable {
     static func position(_ symbol: OCRSymbol) -> Position {
         var scores: [Character: Double] = [symbol.character: symbol.confidence]
         for (c, p) in symbol.choices { scores[c] = max(scores[c] ?? 0, p) }
-        return Position(options: scores.sorted { $0.value > $1.value }.map { ($0.key, max(0.001, min(1, $0.value))) })
+        return Position(options: scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, max(0.001, min(1, $0.value))) })
     }
 }
 

@@ -99,7 +99,7 @@ enum Rectifier {
         for mask in masks {
             if let row = glyphs(in: mask) { results.append(row) }
         }
-        results.sort { $0.1 > $1.1 }
+        results = results.enumerated().sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
         return results.map(\.0)
     }
 
