@@ -62,7 +62,8 @@ struct CandidateSearch {
             for (c, p) in position.options {
                 if slot.contains(c) { best[c] = max(best[c] ?? 0, p) }
                 // Earlier pairs in the grammar file are the likelier confusions.
-                for (rank, alt) in (grammar.confusions[c] ?? []).enumerated() where slot.contains(alt) {
+                // Swapped only where the slot cannot take the glyph read.
+                for (rank, alt) in (grammar.confusions[c] ?? []).enumerated() where !slot.contains(c) && slot.contains(alt) {
                     best[alt] = max(best[alt] ?? 0, p * Self.swapFactor * pow(0.97, Double(rank)))
                 }
             }

@@ -44,7 +44,7 @@ public struct PlateNormalization: Codable, Sendable, Equatable {
     /// The region of that format, or nil.
     public var region: PlateRegion?
     /// Other grammar-valid texts reached by swapping confusable glyphs (O/0, I/1, B/8, …), fewest
-    /// swaps first; the canonical form is not repeated here.
+    /// swaps first, at most two swaps and 16 variants; the canonical form is not repeated here.
     public var variants: [String]
 }
 
@@ -165,36 +165,39 @@ public struct PlateGrammar: Sendable {
         let input = Self.clean(text)
         let candidates = formats(for: region).filter { $0.weight >= 0.6 }.sorted { $0.weight > $1.weight }
         // Variants by number of swaps, each slot only swapped to satisfy a format.
-        var found: [(text: String, swaps: Int, format: PlateFormat)] = []
+        var found: [(text: String, swaps: Double, format: PlateFormat)] = []
         let chars = Array(input)
         for format in candidates {
             for slots in format.expansions where slots.count == chars.count {
-                var options: [[(Character, Int)]] = []
+                var options: [[(Character, Double)]] = []
                 for (slot, c) in zip(slots, chars) {
-                    var opts: [(Character, Int)] = []
+                    var opts: [(Character, Double)] = []
                     if slot.contains(c) { opts.append((c, 0)) }
-                    for alt in confusions[c] ?? [] where slot.contains(alt) { opts.append((alt, 1)) }
+                    // Swap only where the slot demands the other kind of glyph.
+                    if !slot.contains(c) {
+                        for (rank, alt) in (confusions[c] ?? []).enumerated() where slot.contains(alt) { opts.append((alt, 1 + 0.01 * Double(rank))) }
+                    }
                     if opts.isEmpty { options = []; break }
                     options.append(opts)
                 }
                 guard options.count == chars.count else { continue }
-                var partial: [(String, Int)] = [("", 0)]
+                var partial: [(String, Double)] = [("", 0)]
                 for opts in options {
                     partial = partial.flatMap { p in opts.map { (p.0 + String($0.0), p.1 + $0.1) } }
                     if partial.count > 256 { partial = Array(partial.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(256)) }
                 }
-                for (t, s) in partial { found.append((t, s, format)) }
+                for (t, s) in partial where s < 2.5 { found.append((t, s, format)) }
             }
         }
         found.sort { ($0.swaps, -$0.format.weight, $0.text) < ($1.swaps, -$1.format.weight, $1.text) }
         var seen = Set<String>()
-        var unique: [(text: String, swaps: Int, format: PlateFormat)] = []
+        var unique: [(text: String, swaps: Double, format: PlateFormat)] = []
         for f in found where seen.insert(f.text).inserted { unique.append(f) }
         guard let best = unique.first else {
             return PlateNormalization(input: input, canonical: input, grammar: nil, region: nil, variants: [])
         }
         return PlateNormalization(
             input: input, canonical: best.text, grammar: best.format.name, region: best.format.region,
-            variants: unique.dropFirst().map(\.text))
+            variants: Array(unique.dropFirst().prefix(16).map(\.text)))
     }
 }

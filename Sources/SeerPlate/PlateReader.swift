@@ -144,10 +144,17 @@ public final class PlateReader: Sendable {
         return (reading, top.score, box)
     }
 
+    /// Per-position scores from one OCR glyph. Tesseract's LSTM lists its alternatives in order
+    /// but gives them no usable confidence, so they share what the top choice leaves, by rank.
     static func position(_ symbol: OCRSymbol) -> Position {
-        var scores: [Character: Double] = [symbol.character: symbol.confidence]
-        for (c, p) in symbol.choices { scores[c] = max(scores[c] ?? 0, p) }
-        return Position(options: scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, max(0.001, min(1, $0.value))) })
+        let top = symbol.confidence
+        var options: [(Character, Double)] = [(symbol.character, max(0.001, top))]
+        var share = min(top * 0.8, max(1 - top, 0.05))
+        for (c, _) in symbol.choices where !options.contains(where: { $0.0 == c }) {
+            options.append((c, max(0.001, share)))
+            share *= 0.6
+        }
+        return Position(options: options)
     }
 }
 
