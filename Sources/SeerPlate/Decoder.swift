@@ -17,7 +17,7 @@ struct CandidateSearch {
     }
 
     /// Score given to a confusion swap relative to the glyph it replaces.
-    static let swapFactor = 0.55
+    static let swapFactor = 0.8
     /// Score lost per glyph dropped from either end (frame edges, bolts, stray marks).
     static let dropFactor = 0.45
     /// Prior of a reading that matches no format when a region was asked for.
@@ -57,6 +57,9 @@ struct CandidateSearch {
     /// swaps allowed at a cost).
     func kBest(_ positions: [Position], slots: [Set<Character>], limit: Int) -> [(String, Double, [Double])] {
         var lists: [[(Character, Double)]] = []
+        // Scores are compared as geometric means over the slots: a swap must cost `swapFactor` of
+        // the whole reading, not of one slot.
+        let swapCost = pow(Self.swapFactor, Double(slots.count))
         for (position, slot) in zip(positions, slots) {
             var best: [Character: Double] = [:]
             for (c, p) in position.options {
@@ -64,10 +67,10 @@ struct CandidateSearch {
                 // Earlier pairs in the grammar file are the likelier confusions.
                 // Swapped only where the slot cannot take the glyph read.
                 for (rank, alt) in (grammar.confusions[c] ?? []).enumerated() where !slot.contains(c) && slot.contains(alt) {
-                    best[alt] = max(best[alt] ?? 0, p * Self.swapFactor * pow(0.97, Double(rank)))
+                    best[alt] = max(best[alt] ?? 0, p * swapCost * pow(0.97, Double(rank)))
                 }
             }
-            let list = best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(4).map { ($0.key, max($0.value, 1e-4)) }
+            let list = best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(4).map { ($0.key, max($0.value, 1e-9)) }
             if list.isEmpty { return [] }
             lists.append(list)
         }

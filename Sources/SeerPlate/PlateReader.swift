@@ -102,6 +102,12 @@ public final class PlateReader: Sendable {
         var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow)?
         for glyphs in segmentations.prefix(2) {
             let symbols = ocr.read(glyphs.image, layout: .line)
+            if let dir = ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"] {
+                let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
+                try? PNGWriter.write(glyphs.image, to: name + "_glyphs.png")
+                try? PNGWriter.write(rect.image, to: name + "_rect.png")
+                FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
+            }
             let positions = symbols.map(Self.position)
             guard positions.count >= 2 else { continue }
             let found = search.search(positions, region: region, limit: max(options.candidates, 8))

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Renders the plate test scenes in this folder (run from anywhere; needs Pillow).
+
+Each scene is a synthetic car-park picture: a textured background with clutter, one licence plate
+rendered in a plate-like font (DejaVu Sans Bold from fonts-dejavu-core, Nimbus Sans Narrow Bold from
+fonts-urw-base35), then tilted, put in perspective, blurred, noised or dirtied. `manifest.csv` lists
+file, expected text, region and what was done. Deterministic: the same seed gives the same files.
+"""
+import csv
+import os
+import random
+
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FONTS = {
+    "dejavu": "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "nimbus": "/usr/share/fonts/opentype/urw-base35/NimbusSansNarrow-Bold.otf",
+}
+
+# name, text lines, region, font, effects
+SCENES = [
+    ("br-old", ["ABC 1234"], "br", "dejavu", {}),
+    ("br-mercosul", ["RIO2A18"], "br", "dejavu", {"tilt": 8}),
+    ("sk", ["BA 123 CD"], "eu", "dejavu", {"blur": 1.0}),
+    ("de", ["M AB 1234"], "eu", "nimbus", {"tilt": -12}),
+    ("fr", ["AB-123-CD"], "eu", "dejavu", {"noise": 18}),
+    ("uk", ["LN68 XKT"], "eu", "nimbus", {"perspective": 0.12}),
+    ("es", ["1234 BCD"], "eu", "dejavu", {"dirt": 14}),
+    ("nl", ["12-ABC-3"], "eu", "nimbus", {"tilt": 18}),
+    ("cz", ["5A2 3456"], "eu", "dejavu", {"dark": True}),
+    ("us-ca", ["7ABC123"], "us", "nimbus", {"tilt": -6, "blur": 0.8}),
+    ("us-tx", ["KVT 4821"], "us", "dejavu", {"small": True}),
+    ("two-row", ["AB", "12345"], "eu", "dejavu", {}),
+]
+
+
+def plate_image(lines, font_path, dark):
+    char_h = 56
+    font = ImageFont.truetype(font_path, int(char_h * 1.35))
+    widths = [font.getbbox(t)[2] - font.getbbox(t)[0] for t in lines]
+    pad_x, pad_y, gap = 26, 20, 14
+    w = max(widths) + 2 * pad_x
+    h = len(lines) * char_h + (len(lines) - 1) * gap + 2 * pad_y
+    ground, ink = ((30, 30, 30), (235, 235, 235)) if dark else ((245, 245, 240), (20, 20, 25))
+    img = Image.new("RGB", (w, h), ground)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle([2, 2, w - 3, h - 3], radius=10, outline=ink, width=4)
+    for i, t in enumerate(lines):
+        box = font.getbbox(t)
+        x = (w - (box[2] - box[0])) // 2 - box[0]
+        y = pad_y + i * (char_h + gap) - box[1]
+        d.text((x, y), t, font=font, fill=ink)
+    for bx in (14, w - 14):  # bolts
+        d.ellipse([bx - 4, 8, bx + 4, 16], fill=(120, 120, 120))
+    return img
+
+
+def scene(rng, lines, font_path, fx):
+    W, H = 640, 420
+    bg = Image.new("RGB", (W, H))
+    d = ImageDraw.Draw(bg)
+    for y in range(H):  # gradient
+        v = int(90 + 80 * y / H)
+        d.line([(0, y), (W, y)], fill=(v, v - 10, v - 20))
+    for _ in range(25):  # clutter
+        x, y = rng.randrange(W), rng.randrange(H)
+        c = rng.randrange(40, 200)
+        d.rectangle([x, y, x + rng.randrange(10, 90), y + rng.randrange(5, 40)], fill=(c, c, c))
+    plate = plate_image(lines, font_path, fx.get("dark", False)).convert("RGBA")
+    scale = 0.45 if fx.get("small") else 0.8
+    plate = plate.resize((int(plate.width * scale), int(plate.height * scale)), Image.LANCZOS)
+    if "perspective" in fx:
+        k = fx["perspective"]
+        w, h = plate.size
+        # Right side nearer: taller. Coefficients map output to input.
+        src = [(0, 0), (w, 0), (w, h), (0, h)]
+        dst = [(0, h * k), (w, 0), (w, h), (0, h * (1 - k))]
+        plate = plate.transform((w, h), Image.PERSPECTIVE, _coeffs(dst, src), Image.BICUBIC)
+    if "tilt" in fx:
+        plate = plate.rotate(fx["tilt"], resample=Image.BICUBIC, expand=True)
+    x = (W - plate.width) // 2 + rng.randrange(-40, 40)
+    y = int(H * 0.55) - plate.height // 2
+    bg.paste(plate, (x, y), plate)
+    if "dirt" in fx:
+        d = ImageDraw.Draw(bg)
+        for _ in range(fx["dirt"]):
+            px, py = x + rng.randrange(plate.width), y + rng.randrange(plate.height)
+            r = rng.randrange(1, 4)
+            d.ellipse([px - r, py - r, px + r, py + r], fill=(110, 95, 80))
+    if "blur" in fx:
+        bg = bg.filter(ImageFilter.GaussianBlur(fx["blur"]))
+    if "noise" in fx:
+        px = bg.load()
+        n = fx["noise"]
+        for yy in range(H):
+            for xx in range(W):
+                r, g, b = px[xx, yy]
+                e = rng.randint(-n, n)
+                px[xx, yy] = (max(0, min(255, r + e)), max(0, min(255, g + e)), max(0, min(255, b + e)))
+    return bg
+
+
+def _coeffs(pa, pb):
+    # Solve the 8 perspective coefficients mapping pa (output) to pb (input).
+    import numpy as np
+    m = []
+    for (x, y), (u, v) in zip(pa, pb):
+        m.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        m.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    a = np.array(m, dtype=float)
+    b = np.array(pb, dtype=float).reshape(8)
+    return np.linalg.solve(a, b).tolist()
+
+
+def main():
+    rng = random.Random(4)
+    rows = []
+    for name, lines, region, font, fx in SCENES:
+        img = scene(rng, lines, FONTS[font], fx)
+        path = os.path.join(HERE, name + ".png")
+        img.convert("L").save(path, optimize=True)
+        text = "".join(ch for ch in "".join(lines) if ch.isalnum())
+        rows.append([name + ".png", text, region, " ".join("%s=%s" % kv for kv in fx.items()) or "plain"])
+    with open(os.path.join(HERE, "manifest.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "text", "region", "effects"])
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
