@@ -23,30 +23,31 @@ struct TextRow: Sendable {
 
 /// Finds rows of character-like blobs in a grey image (classical analysis, no learning).
 enum Locator {
-    /// Candidate rows, best first, at most `limit`.
-    static func rows(in image: GrayImage, limit: Int) -> [TextRow] {
-        guard image.width >= 16, image.height >= 16 else { return [] }
+    /// Candidate rows of three glyphs or more, best first, at most `limit`; and every row of two or
+    /// more glyphs (upper halves of two-row plates are often just two letters).
+    static func rows(in image: GrayImage, limit: Int) -> (rows: [TextRow], all: [TextRow]) {
+        guard image.width >= 16, image.height >= 16 else { return ([], []) }
         let table = Binarize.integral(image)
         var rows: [TextRow] = []
         let radius = max(8, min(image.width, image.height) / 40)
-        for dark in [true, false] {
-            let mask = Binarize.adaptive(image, integral: table, radius: radius, offset: 12, dark: dark)
+        for (dark, offset) in [(true, 12), (false, 12), (true, 5)] {
+            let mask = Binarize.adaptive(image, integral: table, radius: radius, offset: offset, dark: dark)
             var labels: [Int32] = []
             let blobs = Binarize.components(mask, labels: &labels)
             let maxHeight = Double(image.height) / 3
             let glyphs = blobs.filter { b in
                 let h = Double(b.height), w = Double(b.width)
-                return h >= 9 && h <= maxHeight && h >= 0.9 * w && h <= 10 * w && b.fill > 0.15 && b.fill < 0.95
+                return h >= 9 && h <= maxHeight && h >= 0.9 * w && h <= 12 * w && b.fill > 0.15 && (b.fill < 0.9 || h >= 2.5 * w)
             }
             rows += group(glyphs, lightOnDark: !dark)
         }
         rows.sort { $0.score != $1.score ? $0.score > $1.score : ($0.x0, $0.y0) < ($1.x0, $1.y0) }
         var kept: [TextRow] = []
-        for row in rows where !kept.contains(where: { overlap($0, row) > 0.5 }) {
+        for row in rows where row.blobs.count >= 3 && !kept.contains(where: { overlap($0, row) > 0.5 }) {
             kept.append(row)
             if kept.count == limit { break }
         }
-        return kept
+        return (kept, rows)
     }
 
     /// Intersection over the smaller box.
@@ -84,11 +85,31 @@ enum Locator {
         }
         var groups: [Int: [Blob]] = [:]
         for i in 0..<sorted.count { groups[find(i), default: []].append(sorted[i]) }
-        var rows: [TextRow] = []
-        for (_, members) in groups where members.count >= 3 && members.count <= 14 {
-            rows.append(makeRow(members, lightOnDark: lightOnDark))
+        // Pieces of one line split by a wide gap (hyphens, stickers, spaces): join them when they
+        // share the fitted centre line and glyph height.
+        var pieces = groups.values.filter { $0.count >= 1 }.map { makeRow($0, lightOnDark: lightOnDark) }
+            .sorted { ($0.x0, $0.y0) < ($1.x0, $1.y0) }
+        var merged = true
+        while merged {
+            merged = false
+            outer: for i in pieces.indices where pieces[i].blobs.count >= 2 {
+                for j in pieces.indices where j != i {
+                    let a = pieces[i], b = pieces[j]
+                    let h = a.glyphHeight
+                    guard max(h, b.glyphHeight) / min(h, b.glyphHeight) < 1.3 else { continue }
+                    let gap = Double(max(b.x0 - a.x1, a.x0 - b.x1))
+                    guard gap > -0.2 * h, gap < 2.6 * h else { continue }
+                    let bx = Double(b.x0 + b.x1) / 2
+                    let by = b.blobs.reduce(0) { $0 + $1.cy } / Double(b.blobs.count)
+                    guard abs(a.intercept + a.slope * bx - by) < 0.25 * h else { continue }
+                    pieces[i] = makeRow(a.blobs + b.blobs, lightOnDark: lightOnDark)
+                    pieces.remove(at: j)
+                    merged = true
+                    break outer
+                }
+            }
         }
-        return rows
+        return pieces.filter { $0.blobs.count >= 2 && $0.blobs.count <= 14 }
     }
 
     static func makeRow(_ members: [Blob], lightOnDark: Bool) -> TextRow {

@@ -51,40 +51,84 @@ public final class PlateReader: Sendable {
             factor *= 2
         }
         if factor > 1 { work = image.downscaled(by: factor) }
-        let rows = Locator.rows(in: work, limit: options.rowsPerPhoto)
-        var readings: [(PlateReading, Double, (Double, Double, Double, Double), Double)] = []
+        let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
+        if ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"] != nil {
+            for row in located.rows {
+                FileHandle.standardError.write(Data("row x \(row.x0)-\(row.x1) y \(row.y0)-\(row.y1) n \(row.blobs.count) h \(row.glyphHeight) score \(row.score)\n".utf8))
+            }
+        }
+        // Read at the located scale, or from the full image when it was reduced.
+        func full(_ row: TextRow) -> TextRow {
+            guard factor > 1 else { return row }
+            var out = row
+            out.blobs = row.blobs.map {
+                Blob(x0: $0.x0 * factor, y0: $0.y0 * factor, x1: $0.x1 * factor + factor - 1, y1: $0.y1 * factor + factor - 1, area: $0.area, label: $0.label)
+            }
+            out.intercept = row.intercept * Double(factor)
+            out.glyphHeight = row.glyphHeight * Double(factor)
+            return out
+        }
+        let search = CandidateSearch(grammar: grammar)
+        var reads: [RowRead] = []
         try pool.withReader { ocr in
-            for row in rows {
-                // Read at the located scale, or from the full image when it was reduced.
-                var sourceRow = row
-                if factor > 1 {
-                    let f = Double(factor)
-                    sourceRow.blobs = row.blobs.map {
-                        Blob(x0: $0.x0 * factor, y0: $0.y0 * factor, x1: $0.x1 * factor + factor - 1, y1: $0.y1 * factor + factor - 1, area: $0.area, label: $0.label)
+            for row in located.rows {
+                guard var read = readRow(full(row), in: image, ocr: ocr, region: region, minimumGlyphs: 3) else { continue }
+                // A two-row plate: a shorter row just above, within the same span.
+                if let upper = Self.upperPartner(of: row, among: located.all),
+                    let top = readRow(full(upper), in: image, ocr: ocr, region: region, minimumGlyphs: 2)
+                {
+                    let positions = top.positions + read.positions
+                    let found = search.search(positions, region: region, limit: max(options.candidates, 8))
+                    if let best = found.first, best.format != nil, best.score > read.candidates[0].score {
+                        read = RowRead(
+                            candidates: found, positions: positions,
+                            quad: [top.quad[0], top.quad[1], read.quad[2], read.quad[3]], glyphHeight: read.glyphHeight)
                     }
-                    sourceRow.intercept = row.intercept * f
-                    sourceRow.glyphHeight = row.glyphHeight * f
                 }
-                guard let reading = readRow(sourceRow, in: image, ocr: ocr, region: region, scaleX: scaleX, scaleY: scaleY) else { continue }
-                readings.append((reading.0, reading.1, reading.2, sourceRow.glyphHeight))
+                reads.append(read)
             }
         }
         // Plate characters are usually the tallest text row and 5–8 long.
-        let tallest = readings.map(\.3).max() ?? 1
-        readings = readings.map { r in
-            let n = r.0.text.count
+        let tallest = reads.map(\.glyphHeight).max() ?? 1
+        var ranked: [(reading: PlateReading, rank: Double, score: Double, box: (Double, Double, Double, Double))] = reads.map { r in
+            let reading = makeReading(r, scaleX: scaleX, scaleY: scaleY)
+            let n = reading.text.count
             let lengthFactor = n >= 5 && n <= 8 ? 1.0 : n == 4 ? 0.6 : n > 8 ? 0.5 : 0.3
-            return (r.0, r.1 * lengthFactor * (r.3 / tallest).squareRoot(), r.2, r.1)
+            let score = r.candidates[0].score
+            let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
+            return (reading, score * lengthFactor * (r.glyphHeight / tallest).squareRoot(), score, box)
         }
-        readings.sort { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.text < $1.0.text }
+        ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.reading.text < $1.reading.text }
         var kept: [PlateReading] = []
         var boxes: [(Double, Double, Double, Double)] = []
-        for (reading, _, box, score) in readings where score >= options.minimumScore {
-            if boxes.contains(where: { overlapFraction($0, box) > 0.3 }) { continue }
-            kept.append(reading)
-            boxes.append(box)
+        for r in ranked where r.score >= options.minimumScore {
+            if boxes.contains(where: { overlapFraction($0, r.box) > 0.3 }) { continue }
+            kept.append(r.reading)
+            boxes.append(r.box)
         }
         return kept
+    }
+
+    /// A row read: candidates best first, the positions they came from, the plate quad in `image`.
+    struct RowRead {
+        var candidates: [CandidateSearch.Scored]
+        var positions: [Position]
+        var quad: [(Double, Double)]
+        var glyphHeight: Double
+    }
+
+    /// The row that may be the upper line of a two-row plate whose lower line is `row`.
+    static func upperPartner(of row: TextRow, among all: [TextRow]) -> TextRow? {
+        let h = row.glyphHeight
+        var best: TextRow?
+        for other in all where other.glyphHeight < 1.1 * h && other.glyphHeight > 0.45 * h {
+            let gap = Double(row.y0 - other.y1)
+            guard gap > -0.15 * h, gap < 0.9 * h else { continue }
+            guard Double(other.x0) > Double(row.x0) - 0.5 * h, Double(other.x1) < Double(row.x1) + 0.5 * h else { continue }
+            guard abs(other.slope - row.slope) < 0.08 else { continue }
+            if best == nil || other.y1 > best!.y1 { best = other }
+        }
+        return best
     }
 
     private func overlapFraction(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {
@@ -93,11 +137,9 @@ public final class PlateReader: Sendable {
         return ix * iy / max(1, min(a.2 * a.3, b.2 * b.3))
     }
 
-    private func readRow(
-        _ row: TextRow, in image: GrayImage, ocr: TesseractReader, region: PlateRegion?, scaleX: Double, scaleY: Double
-    ) -> (PlateReading, Double, (Double, Double, Double, Double))? {
+    private func readRow(_ row: TextRow, in image: GrayImage, ocr: TesseractReader, region: PlateRegion?, minimumGlyphs: Int) -> RowRead? {
         let rect = Rectifier.rectify(image, row: row)
-        let segmentations = Rectifier.segment(rect)
+        let segmentations = Rectifier.segment(rect, minimumGlyphs: minimumGlyphs)
         let search = CandidateSearch(grammar: grammar)
         var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow)?
         for glyphs in segmentations.prefix(2) {
@@ -116,20 +158,7 @@ public final class PlateReader: Sendable {
                 best = (found, positions, glyphs)
             }
         }
-        guard let best, let top = best.candidates.first, top.text.count >= 2 else { return nil }
-        let second = best.candidates.count > 1 ? best.candidates[1].score : 0
-        let confidence = min(top.score, 2 * top.score * top.score / (top.score + second))
-
-        // Characters: map each chosen character to the position it came from.
-        let offset = max(0, (best.positions.count - top.text.count) / 2)
-        var characters: [PlateCharacter] = []
-        for (i, c) in top.text.enumerated() {
-            let position = best.positions.indices.contains(i + offset) ? best.positions[i + offset] : Position(options: [])
-            let alternatives = position.options.filter { $0.0 != c }.prefix(3).map {
-                PlateCharacter.Alternative(character: String($0.0), score: round4($0.1))
-            }
-            characters.append(PlateCharacter(character: String(c), confidence: round4(top.perChar.indices.contains(i) ? top.perChar[i] : 0), alternatives: Array(alternatives)))
-        }
+        guard let best, best.candidates[0].text.count >= 2 else { return nil }
         // Corners: the glyph extent widened to the plate around it.
         let (u0, u1, v0, v1) = best.glyphs.extent
         let g = Rectifier.glyphHeight
@@ -138,16 +167,35 @@ public final class PlateReader: Sendable {
             rect.toSource(Double(u1) + 0.35 * g, Double(v0) - 0.3 * g),
             rect.toSource(Double(u1) + 0.35 * g, Double(v1) + 0.3 * g),
             rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
-        ].map { [round1($0.0 * scaleX), round1($0.1 * scaleY)] }
+        ]
+        return RowRead(candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight)
+    }
+
+    private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {
+        let top = read.candidates[0]
+        let second = read.candidates.count > 1 ? read.candidates[1].score : 0
+        let confidence = min(top.score, 2 * top.score * top.score / (top.score + second))
+        // Characters: map each chosen character to the position it came from.
+        let offset = max(0, (read.positions.count - top.text.count) / 2)
+        var characters: [PlateCharacter] = []
+        for (i, c) in top.text.enumerated() {
+            let position = read.positions.indices.contains(i + offset) ? read.positions[i + offset] : Position(options: [])
+            let alternatives = position.options.filter { $0.0 != c }.prefix(3).map {
+                PlateCharacter.Alternative(character: String($0.0), score: round4($0.1))
+            }
+            characters.append(PlateCharacter(
+                character: String(c), confidence: round4(top.perChar.indices.contains(i) ? top.perChar[i] : 0),
+                alternatives: Array(alternatives)))
+        }
+        let quad = read.quad.map { [round1($0.0 * scaleX), round1($0.1 * scaleY)] }
         let xs = quad.map { $0[0] }, ys = quad.map { $0[1] }
-        let box = (xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!)
-        let reading = PlateReading(
+        return PlateReading(
             text: top.text, confidence: round4(confidence), region: top.format?.region, grammar: top.format?.name,
-            corners: quad, box: [box.0, box.1, box.2, box.3].map(round1), characters: characters,
-            candidates: best.candidates.prefix(options.candidates).map {
+            corners: quad, box: [xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!].map(round1),
+            characters: characters,
+            candidates: read.candidates.prefix(options.candidates).map {
                 PlateCandidate(text: $0.text, score: round4($0.score), grammar: $0.format?.name)
             })
-        return (reading, top.score, box)
     }
 
     /// Per-position scores from one OCR glyph. Tesseract's LSTM lists its alternatives in order

@@ -85,7 +85,7 @@ enum Rectifier {
 
     /// Segments glyphs in a rectified crop over a few binarisations; returns the candidates, best
     /// segmentation first.
-    static func segment(_ rect: RectifiedRow) -> [GlyphRow] {
+    static func segment(_ rect: RectifiedRow, minimumGlyphs: Int = 3) -> [GlyphRow] {
         let image = stretched(rect.image)
         let w = image.width, h = image.height
         let band = image.pixels[(h / 4 * w)..<(h * 3 / 4 * w)]
@@ -97,14 +97,14 @@ enum Rectifier {
         masks.append(Mask(width: w, height: h, bits: image.pixels.map { Int($0) < otsu - 25 ? 1 : 0 }))
         var results: [(GlyphRow, Double)] = []
         for mask in masks {
-            if let row = glyphs(in: mask) { results.append(row) }
+            if let row = glyphs(in: mask, minimumGlyphs: minimumGlyphs) { results.append(row) }
         }
         results = results.enumerated().sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
         return results.map(\.0)
     }
 
     /// Keeps the blobs of glyph size on the centre line and draws them onto a clean canvas.
-    static func glyphs(in mask: Mask) -> (GlyphRow, Double)? {
+    static func glyphs(in mask: Mask, minimumGlyphs: Int) -> (GlyphRow, Double)? {
         var labels: [Int32] = []
         let blobs = Binarize.components(mask, labels: &labels)
         let mid = Double(mask.height) / 2
@@ -112,10 +112,10 @@ enum Rectifier {
         var kept = blobs.filter { b in
             let bh = Double(b.height), bw = Double(b.width)
             return bh >= 0.6 * g && bh <= 1.45 * g && bw <= 1.3 * bh && abs(b.cy - mid) < 0.35 * g
-                && b.fill > 0.12 && b.fill < 0.92 && b.area >= 30
+                && b.fill > 0.12 && (b.fill < 0.9 || bh >= 2.5 * bw) && b.area >= 30
                 && b.y0 > 0 && b.y1 < mask.height - 1
         }
-        guard kept.count >= 3 else { return nil }
+        guard kept.count >= minimumGlyphs else { return nil }
         let heights = kept.map { Double($0.height) }.sorted()
         let median = heights[heights.count / 2]
         kept = kept.filter { Double($0.height) > 0.78 * median && Double($0.height) < 1.22 * median }
@@ -130,7 +130,7 @@ enum Rectifier {
             }
         }
         let row = Array(best)
-        guard row.count >= 3 else { return nil }
+        guard row.count >= minimumGlyphs else { return nil }
         let pad = Int(median * 0.4)
         let top = row.map(\.y0).min()! , bottom = row.map(\.y1).max()!
         let left = row.first!.x0, right = row.map(\.x1).max()!

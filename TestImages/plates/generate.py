@@ -31,7 +31,7 @@ SCENES = [
     ("cz", ["5A2 3456"], "eu", "dejavu", {"dark": True}),
     ("us-ca", ["7ABC123"], "us", "nimbus", {"tilt": -6, "blur": 0.8}),
     ("us-tx", ["KVT 4821"], "us", "dejavu", {"small": True}),
-    ("two-row", ["AB", "12345"], "eu", "dejavu", {}),
+    ("two-row", ["KE", "482AB"], "eu", "dejavu", {}),
 ]
 
 
