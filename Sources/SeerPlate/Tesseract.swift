@@ -42,8 +42,8 @@ struct OCRSymbol: Sendable {
 }
 
 /// Where Tesseract's language data lives: `TESSDATA_PREFIX`, else the Debian location.
-func tessdataDirectory() -> String {
-    if let prefix = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"], !prefix.isEmpty {
+func tessdataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if let prefix = environment["TESSDATA_PREFIX"], !prefix.isEmpty {
         return prefix
     }
     for dir in ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata", "/usr/share/tessdata"]

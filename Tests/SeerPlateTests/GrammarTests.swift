@@ -1,0 +1,117 @@
+import Testing
+
+@testable import SeerPlate
+
+@Suite struct GrammarTests {
+    let grammar = PlateGrammar.standard
+
+    @Test func standardGrammarLoadsEveryRegion() throws {
+        for region in PlateRegion.allCases {
+            #expect(!grammar.formats(for: region).isEmpty, "no formats for \(region)")
+        }
+        let names = Set(grammar.formats.map(\.name))
+        for name in ["br", "br-mercosul", "sk", "cz", "pl", "de", "fr", "it", "es", "nl-1", "uk", "us-ca", "general"] {
+            #expect(names.contains(name), "missing format \(name)")
+        }
+    }
+
+    @Test(arguments: [
+        ("abc-1234", PlateRegion.br, "ABC1234", "br"),
+        ("RIO 2A18", .br, "RIO2A18", "br-mercosul"),
+        ("ba 123 cd", .eu, "BA123CD", "sk"),
+        ("LN68 XKT", .eu, "LN68XKT", "uk"),
+        ("1234 bcd", .eu, "1234BCD", "es"),
+        ("7abc123", .us, "7ABC123", "us-ca"),
+    ])
+    func typedPlatesMatchTheirFormat(input: String, region: PlateRegion, canonical: String, format: String) {
+        let result = grammar.normalize(input, region: region)
+        #expect(result.canonical == canonical)
+        #expect(result.grammar == format)
+        #expect(result.region == region)
+    }
+
+    @Test func digitInLetterSlotIsSwapped() {
+        // Old Brazilian plates: three letters, four digits. A typed 0 in a letter slot becomes O.
+        let result = grammar.normalize("AY0 9034", region: .br)
+        #expect(result.input == "AY09034")
+        #expect(result.canonical == "AYO9034")
+        #expect(result.grammar == "br")
+        #expect(result.variants.contains("AYD9034"))
+    }
+
+    @Test func letterInDigitSlotIsSwapped() {
+        let result = grammar.normalize("ABC 12S4", region: .br)
+        #expect(result.canonical == "ABC1254")
+        #expect(result.grammar == "br")
+    }
+
+    @Test func swapsOnlyWhereASlotDemandsThem() {
+        // B fits the letter slot of a Slovak plate, so it is never turned into 8 there.
+        let result = grammar.normalize("BA123CD", region: .eu)
+        #expect(result.canonical == "BA123CD")
+        #expect(!result.variants.contains("8A123CD"))
+    }
+
+    @Test func unknownFormatMatchesNothing() {
+        let result = grammar.normalize("12", region: .br)
+        #expect(result.canonical == "12")
+        #expect(result.grammar == nil)
+        #expect(result.region == nil)
+    }
+
+    @Test func parseErrorsNameTheLine() {
+        #expect(throws: PlateGrammar.ParseError.self) { try PlateGrammar(source: "plate xx a 1 AAA") }
+        do {
+            _ = try PlateGrammar(source: "# ok\nconfuse O 0\nplate br x 1.0 AA[B")
+            Issue.record("expected a parse error")
+        } catch let error as PlateGrammar.ParseError {
+            #expect(error.line == 3)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func patternsExpandRepeats() throws {
+        let g = try PlateGrammar(source: "plate eu de 1.0 A{1,3}A{1,2}9{1,4}")
+        let de = try #require(g.formats.first)
+        #expect(de.matches("MAB1234"))
+        #expect(de.matches("BX1"))
+        #expect(!de.matches("1234MAB"))
+        #expect(!de.matches("ABCDE12345"))
+    }
+}
+
+@Suite struct CandidateSearchTests {
+    let search = CandidateSearch(grammar: .standard)
+
+    func positions(_ text: String, confidence: Double = 0.9) -> [Position] {
+        text.map { Position(options: [($0, confidence)]) }
+    }
+
+    @Test func grammarSwapsConfusableGlyphs() throws {
+        // OCR read a zero and an eight where an old Brazilian plate has letters.
+        let found = search.search(positions("0B89034"), region: .br, limit: 5)
+        let top = try #require(found.first)
+        #expect(top.text == "OBB9034")
+        #expect(top.format?.name == "br")
+    }
+
+    @Test func alternativesAreSearchedBestFirst() throws {
+        var p = positions("ABC1234")
+        p[3] = Position(options: [("7", 0.5), ("1", 0.4)])
+        let found = search.search(p, region: .br, limit: 5)
+        #expect(found.map(\.text).prefix(2) == ["ABC7234", "ABC1234"])
+        #expect(found[0].score > found[1].score)
+    }
+
+    @Test func strayGlyphAtAnEndIsDropped() throws {
+        let found = search.search(positions("IABC1234"), region: .br, limit: 5)
+        #expect(found.first?.text == "ABC1234")
+    }
+
+    @Test func readingOutsideEveryFormatSaysSo() throws {
+        let found = search.search(positions("AB"), region: .br, limit: 5)
+        let top = try #require(found.first)
+        #expect(top.format == nil)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import SeerImage
+import Testing
+
+@testable import SeerPlate
+
+/// The rendered scenes in `TestImages/plates` (see `generate.py` there).
+struct Scene: Sendable, CustomStringConvertible {
+    var file: String
+    var text: String
+    var region: PlateRegion
+    var effects: String
+    var description: String { "\(file) (\(effects))" }
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("TestImages/plates")
+
+    static let all: [Scene] = {
+        guard let csv = try? String(contentsOf: folder.appendingPathComponent("manifest.csv"), encoding: .utf8) else { return [] }
+        return csv.split(whereSeparator: \.isNewline).dropFirst().compactMap { line in
+            let f = line.split(separator: ",").map(String.init)
+            guard f.count == 4, let region = PlateRegion(rawValue: f[2]) else { return nil }
+            return Scene(file: f[0], text: f[1], region: region, effects: f[3])
+        }
+    }()
+}
+
+@Suite struct ReaderTests {
+    static let reader = Result { try PlateReader() }
+
+    @Test func manifestListsTheScenes() {
+        #expect(Scene.all.count >= 12)
+    }
+
+    @Test(arguments: Scene.all)
+    func readsRenderedPlate(scene: Scene) throws {
+        let reader = try Self.reader.get()
+        let image = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent(scene.file).path)
+        let plates = try reader.read(image.gray, region: scene.region, scaleX: image.scaleX, scaleY: image.scaleY)
+        let top = try #require(plates.first, "no plate in \(scene.file)")
+        #expect(top.text == scene.text)
+        #expect(top.region == scene.region)
+        #expect(top.characters.map(\.character).joined() == top.text)
+        #expect(top.candidates.first?.text == top.text)
+        #expect(top.confidence > 0 && top.confidence <= 1)
+        // The plate sits in the middle band of every scene (see generate.py).
+        #expect(top.corners.count == 4)
+        let cy = top.box[1] + top.box[3] / 2
+        #expect(cy > Double(image.info.height) * 0.35 && cy < Double(image.info.height) * 0.75)
+    }
+
+    @Test func cornersFollowTheDecodeScale() throws {
+        let reader = try Self.reader.get()
+        let path = Scene.folder.appendingPathComponent("br-old.png").path
+        let full = try ImageDecoder.decode(contentsOf: path)
+        let half = try ImageDecoder.decode(contentsOf: path, options: DecodeOptions(scale: 2))
+        let a = try #require(try reader.read(full.gray, region: .br, scaleX: full.scaleX, scaleY: full.scaleY).first)
+        let b = try #require(try reader.read(half.gray, region: .br, scaleX: half.scaleX, scaleY: half.scaleY).first)
+        #expect(abs(a.box[0] - b.box[0]) < 12 && abs(a.box[1] - b.box[1]) < 12)
+    }
+
+    @Test func blankImageHasNoPlate() throws {
+        let reader = try Self.reader.get()
+        let plates = try reader.read(GrayImage(width: 320, height: 240, fill: 128), region: nil)
+        #expect(plates.isEmpty)
+    }
+
+    @Test func readingEncodesAsDocumented() throws {
+        let reader = try Self.reader.get()
+        let image = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent("sk.png").path)
+        let top = try #require(try reader.read(image.gray, region: .eu).first)
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(top)) as? [String: Any]
+        let keys = Set(json?.keys.map { $0 } ?? [])
+        #expect(keys.isSuperset(of: ["text", "confidence", "region", "grammar", "corners", "box", "characters", "candidates"]))
+        let decoded = try JSONDecoder().decode(PlateReading.self, from: JSONEncoder().encode(top))
+        #expect(decoded == top)
+    }
+
+    @Test func missingLanguageDataIsATypedError() {
+        do {
+            _ = try PlateReader(tessdata: "/nonexistent/tessdata")
+            Issue.record("expected missingLanguageData")
+        } catch let error as PlateError {
+            #expect(error.code == .missingLanguageData)
+            #expect(error.description.contains("/nonexistent/tessdata/eng.traineddata"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func tessdataPrefixIsHonoured() {
+        #expect(tessdataDirectory(environment: ["TESSDATA_PREFIX": "/bogus/prefix"]) == "/bogus/prefix")
+        #expect(tessdataDirectory(environment: [:]).hasSuffix("tessdata"))
+    }
+}
