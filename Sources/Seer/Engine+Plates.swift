@@ -6,6 +6,8 @@ import Synchronization
 @_exported import struct SeerPlate.PlateGrammar
 @_exported import struct SeerPlate.PlateNormalization
 @_exported import struct SeerPlate.PlateError
+@_exported import enum SeerPlate.OCRThreads
+@_exported import class SeerPlate.PlateReader
 
 /// One plate reader per process: Tesseract's model is loaded once per worker and reused.
 private let sharedPlateReader = Mutex<PlateReader?>(nil)

@@ -51,7 +51,14 @@ public final class PlateReader: Sendable {
             factor *= 2
         }
         if factor > 1 { work = image.downscaled(by: factor) }
+        let t0 = DispatchTime.now().uptimeNanoseconds
         let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
+        let t1 = DispatchTime.now().uptimeNanoseconds
+        defer {
+            if ProcessInfo.processInfo.environment["SEER_PLATE_TIMING"] != nil {
+                FileHandle.standardError.write(Data("locate \((t1 - t0) / 1_000_000) ms, read \((DispatchTime.now().uptimeNanoseconds - t1) / 1_000_000) ms\n".utf8))
+            }
+        }
         if ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"] != nil {
             for row in located.rows {
                 FileHandle.standardError.write(Data("row x \(row.x0)-\(row.x1) y \(row.y0)-\(row.y1) n \(row.blobs.count) h \(row.glyphHeight) score \(row.score)\n".utf8))
@@ -74,7 +81,7 @@ public final class PlateReader: Sendable {
             for row in located.rows {
                 guard var read = readRow(full(row), in: image, ocr: ocr, region: region, minimumGlyphs: 3) else { continue }
                 // A two-row plate: a shorter row just above, within the same span.
-                if let upper = Self.upperPartner(of: row, among: located.all),
+                if read.positions.count <= 5, let upper = Self.upperPartner(of: row, among: located.all),
                     let top = readRow(full(upper), in: image, ocr: ocr, region: region, minimumGlyphs: 2)
                 {
                     let positions = top.positions + read.positions
@@ -157,6 +164,8 @@ public final class PlateReader: Sendable {
             if best == nil || top.score > best!.candidates[0].score {
                 best = (found, positions, glyphs)
             }
+            // A confident grammar match needs no second opinion.
+            if top.format != nil, top.score > 0.8 { break }
         }
         guard let best, best.candidates[0].text.count >= 2 else { return nil }
         // Corners: the glyph extent widened to the plate around it.

@@ -55,6 +55,7 @@ extension Plate {
         }
 
         func run() throws {
+            OCRThreads.limitToOnePerWorker()
             let engine = Engine()
             do { _ = try engine.plateReader() } catch let error as PlateError {
                 Console.err("seer: \(error)")
