@@ -157,7 +157,7 @@ public final class PlateReader: Sendable {
                 try? PNGWriter.write(rect.image, to: name + "_rect.png")
                 FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
             }
-            let positions = symbols.map(Self.position)
+            let positions = Self.align(symbols, to: glyphs, ocr: ocr)
             guard positions.count >= 2 else { continue }
             let found = search.search(positions, region: region, limit: max(options.candidates, 8))
             guard let top = found.first else { continue }
@@ -205,6 +205,34 @@ public final class PlateReader: Sendable {
             candidates: read.candidates.prefix(options.candidates).map {
                 PlateCandidate(text: $0.text, score: round4($0.score), grammar: $0.format?.name)
             })
+    }
+
+    /// One position per segmented glyph: the line reader's symbols that fall on it, or, when the
+    /// line reader skipped the glyph, the glyph read on its own.
+    static func align(_ symbols: [OCRSymbol], to row: GlyphRow, ocr: TesseractReader) -> [Position] {
+        // Each symbol goes to the glyph nearest its centre.
+        var owner: [Int] = symbols.map { s in
+            let c = Double(s.x0 + s.x1) / 2
+            return row.glyphs.indices.min { a, b in
+                abs(Double(row.glyphs[a].x0 + row.glyphs[a].x1) / 2 - c) < abs(Double(row.glyphs[b].x0 + row.glyphs[b].x1) / 2 - c)
+            } ?? 0
+        }
+        if row.glyphs.isEmpty { owner = [] }
+        var positions: [Position] = []
+        for (g, glyph) in row.glyphs.enumerated() {
+            let mine = symbols.indices.filter { owner[$0] == g }
+            if mine.isEmpty {
+                let pad = max(4, row.image.height / 4)
+                let x0 = max(0, glyph.x0 - pad), x1 = min(row.image.width - 1, glyph.x1 + pad)
+                let crop = row.image.cropped(x: x0, y: 0, width: x1 - x0 + 1, height: row.image.height)
+                if let alone = ocr.read(crop, layout: .character).first {
+                    positions.append(position(alone))
+                }
+            } else {
+                for i in mine { positions.append(position(symbols[i])) }
+            }
+        }
+        return positions
     }
 
     /// Per-position scores from one OCR glyph. Tesseract's LSTM lists its alternatives in order

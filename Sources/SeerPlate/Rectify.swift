@@ -29,6 +29,8 @@ struct GlyphRow {
 
 enum Rectifier {
     static let glyphHeight = 40.0
+    static let widenCondensed = false
+    static let respace = false
 
     /// Straightens `row` out of `image`: rotated by the row's baseline angle, scaled so glyphs are
     /// `glyphHeight` tall, `margin` glyph heights above and below the centre line.
@@ -131,16 +133,34 @@ enum Rectifier {
         }
         let row = Array(best)
         guard row.count >= minimumGlyphs else { return nil }
+        // Redraw the glyphs on a clean canvas, evenly spaced, condensed glyphs widened towards a
+        // normal aspect (the OCR model was trained on ordinary type, not narrow plate fonts).
         let pad = Int(median * 0.4)
-        let top = row.map(\.y0).min()! , bottom = row.map(\.y1).max()!
+        let top = row.map(\.y0).min()!, bottom = row.map(\.y1).max()!
         let left = row.first!.x0, right = row.map(\.x1).max()!
-        let outW = right - left + 1 + 2 * pad, outH = bottom - top + 1 + 2 * pad
+        let gap = Int(median * 0.3)
+        let widths: [Int] = row.map { b in
+            let aspect = Double(b.width) / Double(b.height)
+            guard Self.widenCondensed, aspect > 0.3, aspect < 0.55 else { return b.width }
+            return Int(Double(b.height) * 0.55)
+        }
+        let outW = Self.respace ? widths.reduce(0, +) + gap * (row.count - 1) + 2 * pad : right - left + 1 + 2 * pad
+        let outH = bottom - top + 1 + 2 * pad
         var pixels = [UInt8](repeating: 255, count: outW * outH)
-        let keep = Set(row.map(\.label))
-        for y in top...bottom {
-            for x in left...right where keep.contains(labels[y * mask.width + x]) {
-                pixels[(y - top + pad) * outW + (x - left + pad)] = 0
+        var placed: [(x0: Int, x1: Int)] = []
+        var cursor = pad
+        for (b, w) in zip(row, widths) {
+            if !Self.respace { cursor = b.x0 - left + pad }
+            for y in b.y0...b.y1 {
+                for ox in 0..<w {
+                    let x = b.x0 + ox * b.width / w
+                    if labels[y * mask.width + x] == b.label {
+                        pixels[(y - top + pad) * outW + cursor + ox] = 0
+                    }
+                }
             }
+            placed.append((cursor, cursor + w - 1))
+            cursor += w + gap
         }
         let hs = row.map { Double($0.height) }
         let spread = hs.reduce(0) { $0 + abs($1 - median) } / Double(row.count) / median
@@ -148,7 +168,7 @@ enum Rectifier {
         let score = min(n, 8) - max(0, n - 8) - max(0, 5 - n) - spread * 5
         let glyphRow = GlyphRow(
             image: GrayImage(width: outW, height: outH, pixels: pixels),
-            glyphs: row.map { ($0.x0 - left + pad, $0.x1 - left + pad) },
+            glyphs: placed,
             extent: (left, right, top, bottom))
         return (glyphRow, score)
     }
