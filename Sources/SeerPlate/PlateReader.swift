@@ -170,19 +170,20 @@ public final class PlateReader: Sendable {
         guard var best, best.candidates[0].text.count >= 2 else { return nil }
         // A second opinion: the same glyphs at another size. Tesseract's errors change with scale;
         // where both readings have the same glyphs, their scores are averaged.
-        if Self.voteScale > 0 {
-            let s = Self.voteScale
+        var votes: [[Position]] = [best.positions]
+        for s in Self.voteScales {
             let image = best.glyphs.image
             let small = image.resized(width: max(8, Int(Double(image.width) * s)), height: max(8, Int(Double(image.height) * s)))
             let scaled = GlyphRow(
                 image: small, glyphs: best.glyphs.glyphs.map { (Int(Double($0.x0) * s), Int(Double($0.x1) * s)) },
                 extent: best.glyphs.extent)
             let other = Self.align(ocr.read(small, layout: .line), to: scaled, ocr: ocr)
-            if other.count == best.positions.count {
-                let merged = zip(best.positions, other).map(Self.vote)
-                let found = search.search(merged, region: region, limit: max(options.candidates, 8))
-                if !found.isEmpty { best = (found, merged, best.glyphs) }
-            }
+            if other.count == best.positions.count { votes.append(other) }
+        }
+        if votes.count > 1 {
+            let merged = best.positions.indices.map { i in Self.vote(votes.map { $0[i] }) }
+            let found = search.search(merged, region: region, limit: max(options.candidates, 8))
+            if !found.isEmpty { best = (found, merged, best.glyphs) }
         }
         // Corners: the glyph extent widened to the plate around it.
         let (u0, u1, v0, v1) = best.glyphs.extent
@@ -251,14 +252,15 @@ public final class PlateReader: Sendable {
         return positions
     }
 
-    /// Scale of the second reading (0 turns voting off).
-    static let voteScale = 0.7
+    /// Sizes, relative to the first reading, of the further readings that vote.
+    static let voteScales = [0.7]
 
-    /// The mean of two readings' scores for one position.
-    static func vote(_ a: Position, _ b: Position) -> Position {
+    /// The mean of several readings' scores for one position.
+    static func vote(_ readings: [Position]) -> Position {
         var scores: [Character: Double] = [:]
-        for (c, p) in a.options { scores[c, default: 0] += p / 2 }
-        for (c, p) in b.options { scores[c, default: 0] += p / 2 }
+        for r in readings {
+            for (c, p) in r.options { scores[c, default: 0] += p / Double(readings.count) }
+        }
         return Position(options: scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
