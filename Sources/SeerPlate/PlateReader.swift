@@ -16,7 +16,7 @@ public final class PlateReader: Sendable {
         public var locateMaxSide: Int
 
         /// Creates options; every parameter has the documented default.
-        public init(rowsPerPhoto: Int = 5, candidates: Int = 5, minimumScore: Double = 0.12, locateMaxSide: Int = 1600) {
+        public init(rowsPerPhoto: Int = 8, candidates: Int = 5, minimumScore: Double = 0.12, locateMaxSide: Int = 1600) {
             self.rowsPerPhoto = rowsPerPhoto
             self.candidates = candidates
             self.minimumScore = minimumScore
