@@ -165,7 +165,7 @@ public final class PlateReader: Sendable {
                 best = (found, positions, glyphs)
             }
             // A confident grammar match needs no second opinion.
-            if top.format != nil, top.score > 0.8 { break }
+            if top.format != nil, top.score > 0.95 { break }
         }
         guard var best, best.candidates[0].text.count >= 2 else { return nil }
         // A second opinion: the same glyphs at another size. Tesseract's errors change with scale;
