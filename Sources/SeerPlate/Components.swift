@@ -68,6 +68,50 @@ enum Binarize {
         return Mask(width: w, height: h, bits: bits)
     }
 
+    /// Cuts each blob that `isCandidate` accepts (glyph height, several glyphs wide) at the
+    /// emptiest columns near where evenly spaced glyphs would meet, when those columns are thin
+    /// (glyphs touch at a point or through a band; a glyph's own strokes are thicker). The pieces
+    /// get new labels and are appended; the original blob is emptied (area 0).
+    static func splitTouching(_ blobs: inout [Blob], labels: inout [Int32], width: Int, isCandidate: (Blob) -> Bool) {
+        var extra: [Blob] = []
+        for index in blobs.indices where isCandidate(blobs[index]) {
+            let b = blobs[index]
+            let bh = Double(b.height), bw = Double(b.width)
+            let pieces = max(2, Int((bw / (0.62 * bh)).rounded()))
+            var counts = [Int](repeating: 0, count: b.width)
+            for y in b.y0...b.y1 {
+                for x in b.x0...b.x1 where labels[y * width + x] == b.label { counts[x - b.x0] += 1 }
+            }
+            var cuts: [Int] = [0]
+            let step = bw / Double(pieces)
+            for j in 1..<pieces {
+                let centre = Int(Double(j) * step), reach = max(1, Int(step * 0.25))
+                let range = max(1, centre - reach)...max(1, min(b.width - 2, centre + reach))
+                let cut = range.min { counts[$0] < counts[$1] }!
+                if Double(counts[cut]) <= 0.25 * bh { cuts.append(cut) }
+            }
+            guard cuts.count > 1 else { continue }
+            cuts.append(b.width)
+            for j in 0..<(cuts.count - 1) where cuts[j + 1] > cuts[j] {
+                let label = Int32(blobs.count + extra.count + 1)
+                var piece = Blob(x0: Int.max, y0: Int.max, x1: -1, y1: -1, area: 0, label: label)
+                for y in b.y0...b.y1 {
+                    for x in (b.x0 + cuts[j])..<(b.x0 + cuts[j + 1]) where labels[y * width + x] == b.label {
+                        labels[y * width + x] = label
+                        piece.area += 1
+                        piece.x0 = min(piece.x0, x)
+                        piece.x1 = max(piece.x1, x)
+                        piece.y0 = min(piece.y0, y)
+                        piece.y1 = max(piece.y1, y)
+                    }
+                }
+                if piece.area > 0 { extra.append(piece) }
+            }
+            blobs[index].area = 0
+        }
+        blobs += extra
+    }
+
     /// Otsu's global threshold over `pixels`.
     static func otsu(_ pixels: [UInt8]) -> Int {
         var hist = [Int](repeating: 0, count: 256)

@@ -111,45 +111,11 @@ enum Rectifier {
         var blobs = Binarize.components(mask, labels: &labels)
         let mid = Double(mask.height) / 2
         let g = glyphHeight
-        // Touching glyphs: a blob of glyph height but two or more glyphs wide is cut at the
-        // emptiest columns near where evenly spaced glyphs would meet.
-        var extra: [Blob] = []
-        for (index, b) in blobs.enumerated() {
+        // Touching glyphs: a blob of glyph height but two or more glyphs wide is cut apart.
+        Binarize.splitTouching(&blobs, labels: &labels, width: mask.width) { b in
             let bh = Double(b.height), bw = Double(b.width)
-            guard bh >= 0.6 * g, bh <= 1.45 * g, bw > 1.25 * bh, bw < 4.5 * bh, abs(b.cy - mid) < 0.35 * g else { continue }
-            let pieces = max(2, Int((bw / (0.62 * bh)).rounded()))
-            var counts = [Int](repeating: 0, count: b.width)
-            for y in b.y0...b.y1 {
-                for x in b.x0...b.x1 where labels[y * mask.width + x] == b.label { counts[x - b.x0] += 1 }
-            }
-            var cuts: [Int] = [0]
-            let step = bw / Double(pieces)
-            for j in 1..<pieces {
-                let centre = Int(Double(j) * step), reach = max(1, Int(step * 0.25))
-                let range = max(1, centre - reach)...min(b.width - 2, centre + reach)
-                guard !range.isEmpty else { continue }
-                let cut = range.min { counts[$0] < counts[$1] }!
-                // Glyphs touch at a point or through a thin band; a glyph's own strokes are thicker.
-                if Double(counts[cut]) <= 0.25 * bh { cuts.append(cut) }
-            }
-            guard cuts.count > 1 else { continue }
-            cuts.append(b.width)
-            for j in 0..<(cuts.count - 1) where cuts[j + 1] > cuts[j] {
-                let label = Int32(blobs.count + extra.count + 1)
-                var piece = Blob(x0: Int.max, y0: Int.max, x1: -1, y1: -1, area: 0, label: label)
-                for y in b.y0...b.y1 {
-                    for x in (b.x0 + cuts[j])..<(b.x0 + cuts[j + 1]) where labels[y * mask.width + x] == b.label {
-                        labels[y * mask.width + x] = label
-                        piece.area += 1
-                        piece.x0 = min(piece.x0, x); piece.x1 = max(piece.x1, x)
-                        piece.y0 = min(piece.y0, y); piece.y1 = max(piece.y1, y)
-                    }
-                }
-                if piece.area > 0 { extra.append(piece) }
-            }
-            blobs[index].area = 0
+            return bh >= 0.6 * g && bh <= 1.45 * g && bw > 1.25 * bh && bw < 4.5 * bh && abs(b.cy - mid) < 0.35 * g
         }
-        blobs += extra
         var kept = blobs.filter { b in
             let bh = Double(b.height), bw = Double(b.width)
             return bh >= 0.6 * g && bh <= 1.45 * g && bw <= 1.3 * bh && abs(b.cy - mid) < 0.35 * g
