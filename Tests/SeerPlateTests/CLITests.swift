@@ -1,0 +1,77 @@
+import Foundation
+import SeerImage
+import Testing
+
+/// Runs the built `seer` next to the test bundle: `seer plate read` and `seer plate normalize`.
+@Suite struct PlateCLITests {
+    static let seer: URL = {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0])
+        var dir = runner.deletingLastPathComponent()
+        if dir.lastPathComponent.hasSuffix(".xctest") || dir.path.contains(".xctest/") {
+            while dir.path.contains(".xctest") { dir = dir.deletingLastPathComponent() }
+        }
+        return dir.appendingPathComponent("seer")
+    }()
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = Self.seer
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func readPrintsOneJSONLinePerPhoto() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.seer.path), "seer not built at \(Self.seer.path)")
+        let sk = Scene.folder.appendingPathComponent("sk.png").path
+        let result = try run(["plate", "read", "--region", "eu", "--format", "json", sk, "/nonexistent/x.png"])
+        #expect(result.status == 1)
+        let lines = result.out.split(separator: "\n")
+        try #require(lines.count == 2)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        let plates = first?["plates"] as? [[String: Any]]
+        #expect(plates?.first?["text"] as? String == "BA123CD")
+        #expect(first?["width"] as? Int == 640)
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
+        #expect((second?["error"] as? [String: Any])?["code"] as? String == "unreadable")
+    }
+
+    @Test func noPlateExitsTwo() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.seer.path))
+        let blank = FileManager.default.temporaryDirectory.appendingPathComponent("seer-blank-\(UUID()).png").path
+        defer { try? FileManager.default.removeItem(atPath: blank) }
+        try PNGWriter.write(GrayImage(width: 200, height: 120, fill: 128), to: blank)
+        let result = try run(["plate", "read", blank])
+        #expect(result.status == 2)
+        #expect(result.out.contains("no plate"))
+    }
+
+    @Test func missingLanguageDataFailsCleanly() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.seer.path))
+        let sk = Scene.folder.appendingPathComponent("sk.png").path
+        let result = try run(["plate", "read", sk], environment: ["TESSDATA_PREFIX": "/bogus/tessdata"])
+        #expect(result.status == 1)
+        #expect(result.err.contains("missingLanguageData"))
+        #expect(result.err.contains("/bogus/tessdata/eng.traineddata"))
+    }
+
+    @Test func normalizeChecksTypedPlates() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.seer.path))
+        let ok = try run(["plate", "normalize", "ay0 9034", "--region", "br", "--format", "json"])
+        #expect(ok.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(ok.out.utf8)) as? [String: Any]
+        #expect(json?["canonical"] as? String == "AYO9034")
+        #expect(json?["grammar"] as? String == "br")
+        let none = try run(["plate", "normalize", "12", "--region", "br"])
+        #expect(none.status == 2)
+        let usage = try run(["plate", "normalize", "--region", "xx", "ABC1234"])
+        #expect(usage.status == 64)
+    }
+
+}
