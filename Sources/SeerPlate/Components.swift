@@ -112,6 +112,44 @@ enum Binarize {
         blobs += extra
     }
 
+    /// The mean of each pixel's `(2r+1)²` neighbourhood (clipped at the borders).
+    static func localMean(_ image: GrayImage, integral table: [Int32], radius r: Int) -> [UInt8] {
+        let w = image.width, h = image.height
+        var out = [UInt8](repeating: 0, count: w * h)
+        table.withUnsafeBufferPointer { t in
+            out.withUnsafeMutableBufferPointer { o in
+                for y in 0..<h {
+                    let ya = max(0, y - r), yb = min(h, y + r + 1)
+                    let rowA = ya * (w + 1), rowB = yb * (w + 1)
+                    for x in 0..<w {
+                        let xa = max(0, x - r), xb = min(w, x + r + 1)
+                        let sum = t[rowB + xb] - t[rowA + xb] - t[rowB + xa] + t[rowA + xa]
+                        let n = Int32((yb - ya) * (xb - xa))
+                        o[y * w + x] = UInt8((sum + n / 2) / n)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Pixels darker (or lighter) than their local mean by more than `offset`.
+    static func threshold(_ image: GrayImage, mean: [UInt8], offset: Int, dark: Bool) -> Mask {
+        var bits = [UInt8](repeating: 0, count: image.count)
+        image.pixels.withUnsafeBufferPointer { px in
+            mean.withUnsafeBufferPointer { m in
+                bits.withUnsafeMutableBufferPointer { out in
+                    if dark {
+                        for i in 0..<px.count where Int(px[i]) < Int(m[i]) - offset { out[i] = 1 }
+                    } else {
+                        for i in 0..<px.count where Int(px[i]) > Int(m[i]) + offset { out[i] = 1 }
+                    }
+                }
+            }
+        }
+        return Mask(width: image.width, height: image.height, bits: bits)
+    }
+
     /// Otsu's global threshold over `pixels`.
     static func otsu(_ pixels: [UInt8]) -> Int {
         var hist = [Int](repeating: 0, count: 256)

@@ -29,9 +29,10 @@ enum Locator {
         guard image.width >= 16, image.height >= 16 else { return ([], []) }
         let table = Binarize.integral(image)
         var rows: [TextRow] = []
-        let radius = max(8, min(image.width, image.height) / 40)
+        let radius = max(6, min(image.width, image.height) / 50)
+        let mean = Binarize.localMean(image, integral: table, radius: radius)
         for (dark, offset) in [(true, 12), (false, 12), (true, 5)] {
-            let mask = Binarize.adaptive(image, integral: table, radius: radius, offset: offset, dark: dark)
+            let mask = Binarize.threshold(image, mean: mean, offset: offset, dark: dark)
             var labels: [Int32] = []
             let blobs = Binarize.components(mask, labels: &labels)
             let maxHeight = Double(image.height) / 3
