@@ -55,11 +55,11 @@ public final class PlateReader: Sendable {
         let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
         let t1 = DispatchTime.now().uptimeNanoseconds
         defer {
-            if ProcessInfo.processInfo.environment["SEER_PLATE_TIMING"] != nil {
+            if Self.debugFolder != nil {
                 FileHandle.standardError.write(Data("locate \((t1 - t0) / 1_000_000) ms, read \((DispatchTime.now().uptimeNanoseconds - t1) / 1_000_000) ms\n".utf8))
             }
         }
-        if ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"] != nil {
+        if Self.debugFolder != nil {
             for row in located.rows {
                 FileHandle.standardError.write(Data("row x \(row.x0)-\(row.x1) y \(row.y0)-\(row.y1) n \(row.blobs.count) h \(row.glyphHeight) score \(row.score)\n".utf8))
             }
@@ -151,7 +151,7 @@ public final class PlateReader: Sendable {
         var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow)?
         for glyphs in segmentations.prefix(2) {
             let symbols = ocr.read(glyphs.image, layout: .line)
-            if let dir = ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"] {
+            if let dir = Self.debugFolder {
                 let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
                 try? PNGWriter.write(glyphs.image, to: name + "_glyphs.png")
                 try? PNGWriter.write(rect.image, to: name + "_rect.png")
@@ -251,6 +251,11 @@ public final class PlateReader: Sendable {
         }
         return positions
     }
+
+    /// Diagnostics for development: when `SEER_PLATE_DEBUG` names a folder, each row read is
+    /// written there as PNG (straightened crop and clean glyph row) and rows, OCR text and timings
+    /// go to standard error.
+    static let debugFolder: String? = ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"]
 
     /// Sizes, relative to the first reading, of the further readings that vote.
     static let voteScales = [0.7]
