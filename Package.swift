@@ -60,7 +60,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
-            dependencies: ["SeerImage"],
+            dependencies: ["seer"],
             swiftSettings: swiftSettings),
     ]
 )
