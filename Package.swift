@@ -25,12 +25,14 @@ let package = Package(
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"])]),
-        .systemLibrary(
-            name: "CZBar", pkgConfig: "zbar",
-            providers: [.apt(["libzbar-dev"])]),
-        .systemLibrary(
-            name: "CTesseract", pkgConfig: "tesseract",
-            providers: [.apt(["libtesseract-dev", "tesseract-ocr-eng"])]),
+        // Headers only: these two are loaded on first use by CSeerLoader, not linked (see its stubs).
+        .systemLibrary(name: "CZBar"),
+        .systemLibrary(name: "CTesseract"),
+        .target(
+            name: "CSeerLoader",
+            dependencies: ["CZBar", "CTesseract"],
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
         .target(
             name: "CSeerShims",
@@ -52,7 +54,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings,
+            // `seer` is a command often run once per photo: a fixed-address release binary skips
+            // relocating itself at start-up. Build with --static-swift-stdlib (scripts do) for the rest.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"], .when(configuration: .release))]),
 
         .testTarget(
             name: "SeerImageTests",

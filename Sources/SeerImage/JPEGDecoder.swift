@@ -40,11 +40,9 @@ final class JPEGDecoder {
         // requested only when the caller wants colour. CMYK comes out native and is converted here.
         try check(seer_jpeg_start(handle, wantRGB ? 1 : 0, Int32(scale), fastDCT ? 1 : 0, &info))
         let width = Int(info.outputWidth), height = Int(info.outputHeight), channels = Int(info.outputComponents)
-        var samples = [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, count in
-            count = buffer.count
-        }
-        let status = samples.withUnsafeMutableBufferPointer { buffer in
-            seer_jpeg_read_all(handle, buffer.baseAddress, width * channels)
+        var status: Int32 = 0
+        let samples = PixelBuffer.make(count: width * height * channels) { buffer in
+            status = seer_jpeg_read_all(handle, buffer.baseAddress, width * channels)
         }
         try check(status)
         switch channels {
