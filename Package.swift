@@ -41,7 +41,7 @@ let package = Package(
 
         .target(
             name: "SeerImage",
-            dependencies: ["CPNG", "CSeerShims"],
+            dependencies: ["CPNG", "CSeerShims", "CSeerLoader"],
             swiftSettings: swiftSettings),
         .target(
             name: "Seer",
