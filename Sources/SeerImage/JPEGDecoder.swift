@@ -32,6 +32,14 @@ final class JPEGDecoder {
         return info
     }
 
+    /// Reads the header from `fd`, positioned at the start of the JPEG; decoding then keeps reading it.
+    /// The descriptor must stay open until this decoder is gone.
+    func readHeader(fd: Int32) throws -> SeerJPEGInfo {
+        var info = SeerJPEGInfo()
+        try check(seer_jpeg_read_header_fd(handle, fd, &info))
+        return info
+    }
+
     /// Decodes to grey (and RGB when asked), scaled by 1/`scale` in the DCT.
     /// The corresponding C functions are `jpeg_start_decompress` and `jpeg_read_scanlines`.
     func decode(scale: Int, wantRGB: Bool, fastDCT: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
