@@ -206,6 +206,13 @@ public enum ImageDecoder {
         }
     }
 
+    /// The image format the file at `path` starts with, reading only its first bytes; `nil` when it
+    /// is not an image or cannot be read.
+    public static func sniff(contentsOf path: String) -> ImageFormat? {
+        guard let head = try? OpenFile(path, limit: Int.max).prefix(32) else { return nil }
+        return ImageFormat.sniff(head)
+    }
+
     /// The bytes of a file, read with one `read` loop into one buffer.
     public static func readFile(_ path: String, limit: Int = 512 << 20) throws -> [UInt8] {
         try OpenFile(path, limit: limit).readAll()

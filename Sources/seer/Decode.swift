@@ -9,10 +9,9 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode one image and write the pixels the recognisers see (PGM, PPM or PNG).",
         discussion: """
-            The output is the luminance image (or RGB with --rgb), oriented as displayed, reduced by
-            --scale (1, 2, 4 or 8; JPEG uses DCT scaling). The output format follows --output's
-            extension: .png writes PNG, anything else (including - for standard output and /dev/null)
-            binary PGM/PPM.
+            The output is the luminance image (or RGB with --rgb), oriented as displayed, reduced by \
+            --scale (1, 2, 4 or 8; JPEG uses DCT scaling). The output format follows --output's \
+            extension: .png writes PNG, anything else (including - for standard output) binary PGM/PPM.
             """)
 
     @Option(name: .long, help: "Reduce each side by 1, 2, 4 or 8 (also written 1/2, 1/4, 1/8).")
