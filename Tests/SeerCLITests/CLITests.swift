@@ -92,3 +92,32 @@ struct CLITests {
         #expect(try CLI.run(["no-such-command"]).status == 64)
     }
 }
+
+@Suite("seer CLI inputs")
+struct CLIInputTests {
+    @Test func directoriesExpandToThePhotosBelowThem() throws {
+        let result = try CLI.run(["info", "--format", "json", "\(CLI.testImages)/orientation"])
+        #expect(result.status == 0)
+        let objects = try CLI.jsonLines(result.out)
+        #expect(objects.count == 16)
+        #expect(objects.allSatisfy { $0["width"] as? Int == 48 && $0["height"] as? Int == 32 })
+    }
+
+    @Test func inADirectoryNonImagesAreSkippedButBrokenImagesReported() throws {
+        // TestImages/ holds a README and a script beside the photos; malformed/ holds broken photos.
+        let result = try CLI.run(["info", "--format", "json", CLI.testImages])
+        #expect(result.status == 1)
+        let files = try CLI.jsonLines(result.out).compactMap { $0["file"] as? String }
+        #expect(!files.contains { $0.hasSuffix(".md") || $0.hasSuffix(".py") })
+        #expect(files.contains { $0.hasSuffix("malformed/text.jpg") })
+        #expect(files.contains { $0.hasSuffix("malformed/truncated.png") })
+    }
+
+    @Test func decodeWritesTheLuminanceAsPGM() throws {
+        let result = try CLI.run(["decode", "\(CLI.testImages)/decode/gray8.png"])
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix("P5\n64 48\n255\n"))
+        let bad = try CLI.run(["decode", "--scale", "3", "\(CLI.testImages)/decode/gray8.png"])
+        #expect(bad.status == 64)
+    }
+}
