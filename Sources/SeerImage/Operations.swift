@@ -95,9 +95,27 @@ extension InterleavedImage {
                         let y0 = oy * factor, y1 = min(y0 + factor, height)
                         for y in y0..<y1 {
                             let row = y * sw * c
-                            for x in 0..<sw {
-                                let ox = x / factor
-                                for k in 0..<c { acc[ox * c + k] &+= UInt32(p[row + x * c + k]) }
+                            if c == 1 {
+                                // Whole blocks without a division per pixel, then the partial edge block.
+                                let full = sw / factor
+                                var x = 0
+                                for ox in 0..<full {
+                                    var s: UInt32 = 0
+                                    for _ in 0..<factor {
+                                        s &+= UInt32(p[row + x])
+                                        x += 1
+                                    }
+                                    acc[ox] &+= s
+                                }
+                                while x < sw {
+                                    acc[full] &+= UInt32(p[row + x])
+                                    x += 1
+                                }
+                            } else {
+                                for x in 0..<sw {
+                                    let ox = x / factor
+                                    for k in 0..<c { acc[ox * c + k] &+= UInt32(p[row + x * c + k]) }
+                                }
                             }
                         }
                         let rows = UInt32(y1 - y0)
