@@ -3,9 +3,10 @@ import Foundation
 
 /// A brand's private key, for issuing signed codes (demo data, tests, a brand's own tooling).
 public struct SigningKey: Sendable {
+    /// Raw private key bytes (the key types themselves are not `Sendable`).
     enum Material: Sendable {
-        case ed25519(Curve25519.Signing.PrivateKey)
-        case es256(P256.Signing.PrivateKey)
+        case ed25519([UInt8])
+        case es256([UInt8])
     }
 
     let material: Material
@@ -14,22 +15,22 @@ public struct SigningKey: Sendable {
 
     /// A new random Ed25519 key.
     public static func ed25519(kid: String) -> SigningKey {
-        SigningKey(material: .ed25519(Curve25519.Signing.PrivateKey()), kid: kid)
+        SigningKey(material: .ed25519(Array(Curve25519.Signing.PrivateKey().rawRepresentation)), kid: kid)
     }
 
     /// A new random P-256 key.
     public static func es256(kid: String) -> SigningKey {
-        SigningKey(material: .es256(P256.Signing.PrivateKey()), kid: kid)
+        SigningKey(material: .es256(Array(P256.Signing.PrivateKey().rawRepresentation)), kid: kid)
     }
 
     /// An Ed25519 key from its 32-byte seed (deterministic demo keys).
     public static func ed25519(kid: String, seed: [UInt8]) throws -> SigningKey {
-        SigningKey(material: .ed25519(try Curve25519.Signing.PrivateKey(rawRepresentation: seed)), kid: kid)
+        SigningKey(material: .ed25519(Array(try Curve25519.Signing.PrivateKey(rawRepresentation: seed).rawRepresentation)), kid: kid)
     }
 
     /// A P-256 key from its 32-byte scalar.
     public static func es256(kid: String, scalar: [UInt8]) throws -> SigningKey {
-        SigningKey(material: .es256(try P256.Signing.PrivateKey(rawRepresentation: scalar)), kid: kid)
+        SigningKey(material: .es256(Array(try P256.Signing.PrivateKey(rawRepresentation: scalar).rawRepresentation)), kid: kid)
     }
 
     /// The algorithm.
@@ -44,8 +45,8 @@ public struct SigningKey: Sendable {
     public func publicKey(status: KeyStatus = .active) -> BrandKey {
         let raw: Data
         switch material {
-        case .ed25519(let key): raw = key.publicKey.rawRepresentation
-        case .es256(let key): raw = key.publicKey.rawRepresentation
+        case .ed25519(let bytes): raw = (try? Curve25519.Signing.PrivateKey(rawRepresentation: bytes))?.publicKey.rawRepresentation ?? Data()
+        case .es256(let bytes): raw = (try? P256.Signing.PrivateKey(rawRepresentation: bytes))?.publicKey.rawRepresentation ?? Data()
         }
         return BrandKey(kid: kid, algorithm: algorithm, publicKey: Base64URL.encode(raw), status: status)
     }
@@ -53,8 +54,8 @@ public struct SigningKey: Sendable {
     /// Signs `message`: Ed25519, or ES256 as raw r‖s.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         switch material {
-        case .ed25519(let key): Array(try key.signature(for: message))
-        case .es256(let key): Array(try key.signature(for: message).rawRepresentation)
+        case .ed25519(let bytes): Array(try Curve25519.Signing.PrivateKey(rawRepresentation: bytes).signature(for: message))
+        case .es256(let bytes): Array(try P256.Signing.PrivateKey(rawRepresentation: bytes).signature(for: message).rawRepresentation)
         }
     }
 }
