@@ -54,7 +54,7 @@ let package = Package(
         // The embedded store: one SQLite file through GRDB.
         .target(
             name: "SeerStore",
-            dependencies: ["SeerVerify", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         // QR Code encoder for demo and test codes.
         .target(
