@@ -73,6 +73,8 @@ public enum ParsedPayload: Sendable, Equatable {
     case product(ProductCode)
     /// Recognisably a product code but broken; `signed` when it carried signature fields.
     case invalid(PayloadIssue, signed: Bool)
+    /// A well-formed signed token without product claims: its signature can still be checked.
+    case signedOther(SignedPart)
     /// Something else (a web address, text, a charger code…).
     case notAProductCode
 }
@@ -266,7 +268,8 @@ public enum PayloadParser {
         let outside = text.filter { !base64URLCharacters.contains($0) && $0 != "." }.count
         let dots = text.filter { $0 == "." }.count
         // Two of three fingerprints, so one damaged character cannot hide a token.
-        return [text.hasPrefix("eyJ"), dots == 2, outside == 0].filter { $0 }.count >= 2 && outside <= 1
+        let fingerprints = [text.hasPrefix("eyJ"), dots == 2, outside == 0, dots + outside == 2]
+        return fingerprints.filter { $0 }.count >= 2 && outside <= 1
     }
 
     private struct JWSHeader: Decodable {
@@ -297,12 +300,14 @@ public enum PayloadParser {
         guard let claims = try? decoder.decode(JWSClaims.self, from: Data(claimBytes)) else {
             return fail("The JWS claims are not JSON.")
         }
-        guard let gtinText = claims.gtin else { return .notAProductCode }
         guard let algorithm = SignatureAlgorithm(rawValue: header.alg) else {
             return fail("Unsupported JWS algorithm '\(header.alg)'; EdDSA and ES256 are accepted.")
         }
         guard let kid = header.kid, !kid.isEmpty else { return fail("The JWS header has no kid.") }
         guard signature.count == 64 else { return fail("The JWS signature is not 64 bytes.") }
+        let message = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        let signed = SignedPart(algorithm: algorithm, keyID: kid, message: message, signature: signature)
+        guard let gtinText = claims.gtin else { return .signedOther(signed) }
         var attributes: [String: String] = [:]
         switch GS1.normalizeGTIN(gtinText) {
         case .success(let gtin): attributes["01"] = gtin
@@ -315,8 +320,6 @@ public enum PayloadParser {
             }
             attributes[ai] = value
         }
-        let message = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        let signed = SignedPart(algorithm: algorithm, keyID: kid, message: message, signature: signature)
         return .product(makeCode(.jws, attributes, signed))
     }
 

@@ -225,6 +225,16 @@ public struct Verifier: Sendable {
         case .notAProductCode:
             result.reasons = [.notAProductCode]
             return result
+        case .signedOther(let signed):
+            // A token without product claims: forged if a registered key's signature does not match.
+            result.keyID = signed.keyID
+            if let (key, _) = try registry.key(id: signed.keyID), !Self.check(signed, with: key) {
+                result.verdict = .counterfeit
+                result.reasons = [.badSignature]
+            } else {
+                result.reasons = [.notAProductCode]
+            }
+            return result
         case .invalid(let issue, let signed):
             result.notes.append(issue.description)
             if signed {
