@@ -88,7 +88,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCodegenTests",
-            dependencies: ["SeerCodegen"],
+            dependencies: ["SeerCodegen", "SeerImage"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(
