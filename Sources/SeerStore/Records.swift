@@ -195,6 +195,12 @@ public struct Statistics: Sendable, Codable, Equatable {
         public var key: String
         /// How many.
         public var count: Int
+
+        /// Creates a count.
+        public init(key: String, count: Int) {
+            self.key = key
+            self.count = count
+        }
     }
 
     /// All scans.
@@ -223,6 +229,17 @@ public struct ImportSummary: Sendable, Codable, Equatable {
     public var users: Int
     /// Chargers.
     public var chargers: Int
+
+    /// Creates a summary.
+    public init(files: Int, brands: Int, keys: Int, products: Int, serials: Int, users: Int, chargers: Int) {
+        self.files = files
+        self.brands = brands
+        self.keys = keys
+        self.products = products
+        self.serials = serials
+        self.users = users
+        self.chargers = chargers
+    }
 }
 
 /// An import that was refused: which file, record and field, and why. Nothing was imported.
