@@ -63,7 +63,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "Seer",
-            dependencies: ["SeerImage", "SeerVerify", "SeerStore", "SeerCodegen"],
+            dependencies: ["SeerImage", "SeerVerify", "SeerStore", "SeerCodegen", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",

@@ -269,4 +269,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// `code: message`.
     public var description: String { "\(code): \(message)" }
+
+    /// Creates an error.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
 }

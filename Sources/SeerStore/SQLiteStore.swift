@@ -166,7 +166,9 @@ public final class SQLiteStore: SeerStore {
                 if duplicate == nil, let file = input.sourceFile {
                     duplicate = photos[file, default: DuplicateTracker(reason: .duplicateInPhoto)].check(input.payload)
                 }
-                let result = try verifier.verify(input.payload, context: context, registry: lookup, history: lookup, duplicate: duplicate)
+                var result = try verifier.verify(input.payload, context: context, registry: lookup, history: lookup, duplicate: duplicate)
+                result.source = input.sourceFile
+                result.symbology = input.symbology
                 if save {
                     var record = ScanRecord(
                         result, context: context, mode: mode, sourceFile: input.sourceFile, symbology: input.symbology,

@@ -123,6 +123,13 @@ public struct ProductInfo: Sendable, Codable, Equatable {
     public var brand: String
     /// Its category.
     public var category: String
+
+    /// Creates product details.
+    public init(name: String, brand: String, category: String) {
+        self.name = name
+        self.brand = brand
+        self.category = category
+    }
 }
 
 /// The result of verifying one payload: verdict, reasons and what was read. JSON keys are the field names.
@@ -133,6 +140,10 @@ public struct Verification: Sendable, Codable, Equatable {
     public var reasons: [Reason]
     /// The payload as read.
     public var payload: String
+    /// The photo (or other input) the payload came from.
+    public var source: String?
+    /// The symbology it was read from, e.g. `qrcode`.
+    public var symbology: String?
     /// The syntax, when it is a product code.
     public var format: PayloadFormat?
     /// The 14-digit GTIN.
