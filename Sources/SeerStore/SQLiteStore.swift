@@ -209,12 +209,40 @@ public final class SQLiteStore: SeerStore {
             clauses.append("scan.category = ?")
             _ = arguments.append(contentsOf: [category])
         }
-        let period = try query.period ?? (try Self.setting("history.period", db: db)).flatMap(Period.init(rawValue:)) ?? .all
-        if let seconds = period.seconds {
+        if let since = try Self.since(query, db: db) {
             clauses.append("scan.time >= ?")
-            _ = arguments.append(contentsOf: [query.now - seconds])
+            _ = arguments.append(contentsOf: [since])
         }
         return (clauses, arguments)
+    }
+
+    static func since(_ query: HistoryQuery, db: Database) throws -> Double? {
+        let period = try query.period ?? (try setting("history.period", db: db)).flatMap(Period.init(rawValue:)) ?? .all
+        return period.seconds.map { query.now - $0 }
+    }
+
+    /// The full-text part of a query: the words, narrowed by the filters the index also holds (the
+    /// SQL clauses stay for exactness), and the lowest row id the period allows.
+    func searchTerms(_ query: HistoryQuery, db: Database) throws -> (match: String, minimumID: Int64)? {
+        guard let search = query.search, var match = Self.matchExpression(search) else { return nil }
+        match = "(" + match + ")"
+        if let category = query.category, let phrase = Self.phrase(category) { match += " AND category : " + phrase }
+        switch query.result {
+        case .all: break
+        case .success: match += " AND verdict : authentic"
+        case .failed: match += " NOT verdict : authentic"
+        }
+        var minimumID: Int64 = 0
+        if let since = try Self.since(query, db: db) {
+            minimumID = try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM scan INDEXED BY scan_time WHERE time >= ?", arguments: [since]) ?? Int64.max
+        }
+        return (match, minimumID)
+    }
+
+    static func phrase(_ text: String) -> String? {
+        let words = text.split { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        guard !words.isEmpty else { return nil }
+        return "\"" + words.joined(separator: " ").replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
@@ -222,10 +250,10 @@ public final class SQLiteStore: SeerStore {
             var (clauses, arguments) = try filters(query, db: db)
             let limit = max(1, query.limit)
             var sql: String
-            if let search = query.search, let match = Self.matchExpression(search) {
+            if let terms = try searchTerms(query, db: db) {
                 // FTS5 yields rowids in descending order natively, so a page stops early.
-                sql = "SELECT scan.* FROM scanSearch JOIN scan ON scan.id = scanSearch.rowid WHERE scanSearch MATCH ?"
-                arguments = StatementArguments([match]) + arguments
+                sql = "SELECT scan.* FROM scanSearch CROSS JOIN scan ON scan.id = scanSearch.rowid WHERE scanSearch MATCH ? AND scanSearch.rowid >= ?"
+                arguments = StatementArguments([terms.match]) + StatementArguments([terms.minimumID]) + arguments
                 for clause in clauses { sql += " AND " + clause }
                 sql += " ORDER BY scanSearch.rowid DESC"
             } else {
@@ -282,10 +310,10 @@ public final class SQLiteStore: SeerStore {
         try pool.read { db in
             var (clauses, arguments) = try filters(query, db: db)
             var from = "scan"
-            if let search = query.search, let match = Self.matchExpression(search) {
-                from = "scan JOIN scanSearch ON scanSearch.rowid = scan.id"
-                clauses.insert("scanSearch MATCH ?", at: 0)
-                arguments = StatementArguments([match]) + arguments
+            if let terms = try searchTerms(query, db: db) {
+                from = "scanSearch CROSS JOIN scan ON scan.id = scanSearch.rowid"
+                clauses.insert("scanSearch MATCH ? AND scanSearch.rowid >= ?", at: 0)
+                arguments = StatementArguments([terms.match]) + StatementArguments([terms.minimumID]) + arguments
             }
             let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
             func counts(_ key: String, order: String) throws -> [Statistics.Count] {

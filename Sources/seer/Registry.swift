@@ -191,12 +191,20 @@ struct RegistryBench: ParsableCommand {
         let fillSeconds = Self.now() - fillStart
 
         var searches: [String: SearchFigure] = [:]
-        for text in ["radiance", "brake pad", "S1234", "device-17", "counterf", "shelf-99", "oil fil", "zzzz"] {
+        let queries: [(String, HistoryQuery)] = [
+            "radiance", "brake pad", "S1234", "device-17", "counterf", "shelf-99", "oil fil", "zzzz", "s1",
+        ].map { ($0, HistoryQuery(search: $0, limit: 50)) } + [
+            ("radiance +category autoparts (no hits)", HistoryQuery(category: "autoparts", search: "radiance", limit: 50)),
+            ("radiance +result failed", HistoryQuery(result: .failed, search: "radiance", limit: 50)),
+            ("radiance +period day", HistoryQuery(period: .day, search: "radiance", limit: 50)),
+            ("(no search) +result failed", HistoryQuery(result: .failed, limit: 50)),
+        ]
+        for (text, query) in queries {
             var times: [Double] = []
             var hits = 0
             for _ in 0..<max(20, repeats * 4) {
                 let start = Self.now()
-                hits = try store.history(HistoryQuery(search: text, limit: 50)).scans.count
+                hits = try store.history(query).scans.count
                 times.append((Self.now() - start) * 1000)
             }
             let sorted = times.sorted()
