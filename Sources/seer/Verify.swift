@@ -59,7 +59,7 @@ struct Verify: ParsableCommand {
     @Option(name: .long, help: "The scanning device's id.")
     var device: String?
 
-    @Option(name: .long, help: "Where the scan happened: LAT,LON in degrees.")
+    @Option(name: .long, parsing: .unconditional, help: "Where the scan happened: LAT,LON in degrees (negative values allowed).")
     var location: Location?
 
     @Option(name: .long, help: "The country of the scan (ISO 3166-1 alpha-2), for market checks.")
