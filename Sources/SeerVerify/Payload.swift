@@ -214,7 +214,12 @@ public enum PayloadParser {
     static func looksLikeElementString(_ text: String) -> Bool {
         let stripped = GS1.stripSymbologyIdentifier(text)
         if stripped.count != text.count { return true }
-        if text.contains(GS1.groupSeparator) { return true }
+        if text.contains(GS1.groupSeparator) {
+            let body = stripped.drop { $0 == GS1.groupSeparator }
+            // Digits first, or the fingerprints of a signed element string (so a damaged AI still shows).
+            return (body.prefix(2).count == 2 && body.prefix(2).allSatisfy(\.isASCIIDigit))
+                || text.contains("\u{1D}8030") || text.contains("\u{1D}91")
+        }
         if text.hasPrefix("01"), text.count >= 16, text.prefix(16).allSatisfy(\.isASCIIDigit) { return true }
         return false
     }
@@ -267,9 +272,12 @@ public enum PayloadParser {
         guard text.count >= 40, !text.contains(" ") else { return false }
         let outside = text.filter { !base64URLCharacters.contains($0) && $0 != "." }.count
         let dots = text.filter { $0 == "." }.count
-        // Two of three fingerprints, so one damaged character cannot hide a token.
-        let fingerprints = [text.hasPrefix("eyJ"), dots == 2, outside == 0, dots + outside == 2]
-        return fingerprints.filter { $0 }.count >= 2 && outside <= 1
+        // Header and claims both start with `eyJ` (base64url of `{"`); with the shape, five
+        // fingerprints of which one damaged character removes at most two.
+        let header = text.hasPrefix("eyJ")
+        let claims = text.dropFirst(3).contains("eyJ")
+        let fingerprints = [header, claims, dots == 2, outside == 0, dots + outside == 2]
+        return (header || claims) && fingerprints.filter { $0 }.count >= 3 && outside <= 1
     }
 
     private struct JWSHeader: Decodable {

@@ -103,3 +103,10 @@ import Testing
         #expect(tokenSigned.algorithm == .es256 && tokenCode.serial == "S1001")
     }
 }
+
+@Suite struct LookalikeTests {
+    @Test func textWithSeparatorsButNoAIsIsNotAProductCode() {
+        #expect(PayloadParser.parse("hello\u{1D}world") == .notAProductCode)
+        #expect(PayloadParser.parse("hello.world.this-is-just-a-long-dotted-name-for-a-test") == .notAProductCode)
+    }
+}
