@@ -28,7 +28,7 @@ struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List saved scans, newest first, with filters and full-text search.",
         discussion: """
-            --suggest PREFIX prints search terms starting with PREFIX (live suggestions); --recent prints
+            --suggest PREFIX prints search terms starting with PREFIX (live suggestions); --recent prints \
             recent searches; --set-default-period sets the period used when --period is not given.
             JSON: {"scans":[…],"hasMore","nextOffset"}; each scan has every field of the history.
             """)
