@@ -7,10 +7,10 @@ struct ChargerCommand: ParsableCommand {
         commandName: "charger",
         abstract: "What to do at a charger: from its typed ID, a code's payload, or a photo of its code.",
         discussion: """
-            INPUT is a typed ID (six digits, 100000–999999), a photo file, or with --payload the text a charger
+            INPUT is a typed ID (six digits, 100000–999999), a photo file, or with --payload the text a charger \
             QR Code holds (the ID alone or inside a URL, as a query parameter or a path segment).
-            Actions: Begin charging (Available); Charger occupied (Preparing, Charging, SuspendedEVSE,
-            SuspendedEV, Finishing, Reserved); Charger out of order (Faulted); Charger not available
+            Actions: Begin charging (Available); Charger occupied (Preparing, Charging, SuspendedEVSE, \
+            SuspendedEV, Finishing, Reserved); Charger out of order (Faulted); Charger not available \
             (Unavailable); No charger found (unknown ID).
             JSON: {"chargerID","action","message","status","location","serial"}.
             Exit codes: 0 answered (including No charger found), 1 no valid charger ID, 64 usage error.

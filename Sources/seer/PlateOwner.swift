@@ -14,7 +14,7 @@ struct PlateResolve: ParsableCommand {
         commandName: "resolve",
         abstract: "Find the registered owner of a plate: an opaque recipient id, never a name or an email.",
         discussion: """
-            Exact match on the canonical plate (A–Z, 0–9) first, then the reader's alternative candidates,
+            Exact match on the canonical plate (A–Z, 0–9) first, then the reader's alternative candidates, \
             then confusion variants (0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, 4/A, 7/T).
             JSON: {"status":"resolved|ambiguous|notRegistered","recipient","plate","viaVariant","candidates"}.
             Exit codes: 0 resolved, 2 ambiguous or not registered, 64 usage error.

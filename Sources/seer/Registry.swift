@@ -13,7 +13,7 @@ struct RegistryImport: ParsableCommand {
         commandName: "import",
         abstract: "Import brands and keys, products, serials, users and chargers from JSON files, all or nothing.",
         discussion: """
-            Each file is an object with any of the arrays "brands", "products", "serials", "users", "chargers"
+            Each file is an object with any of the arrays "brands", "products", "serials", "users", "chargers" \
             (see Examples/registry/). Records may refer to records in other files of the same import.
             An error names the file, the record and the field, and nothing is imported.
             Exit codes: 0 imported, 1 refused, 64 usage error.
@@ -66,7 +66,7 @@ struct RegistryDemo: ParsableCommand {
         commandName: "demo",
         abstract: "Write the demo product and charger codes as PNG QR Codes, with codes.json listing what each should get.",
         discussion: """
-            The codes are signed with demo keys derived from public strings, matching the registry in
+            The codes are signed with demo keys derived from public strings, matching the registry in \
             Examples/registry/ (written again with --registry-dir). Demo keys are for the demo only.
             """)
 

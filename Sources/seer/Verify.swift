@@ -36,10 +36,10 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Verify product codes: authentic, counterfeit, suspicious or unknown.",
         discussion: """
-            Codes come from photos (PATH…), from --payload TEXT (repeatable) or from --payload-file FILE
+            Codes come from photos (PATH…), from --payload TEXT (repeatable) or from --payload-file FILE \
             (one payload per line; - for standard input). Each scan is saved in the history unless --no-save.
             In batch mode repeats of one serial are flagged duplicateInBatch.
-            JSON: one object per code per line: {"verdict","reasons","payload","gtin","serial","lot","expiry",
+            JSON: one object per code per line: {"verdict","reasons","payload","gtin","serial","lot","expiry", \
             "keyID","product":{"name","brand","category"},"format","source","symbology","notes"}.
             Exit codes: 0 every input was verified, 1 an input could not be read, 64 usage error.
             """)
