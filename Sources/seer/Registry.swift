@@ -117,6 +117,7 @@ struct RegistryBench: ParsableCommand {
         var fillSeconds: Double
         var searches: [String: SearchFigure]
         var suggestMillisecondsMedian: Double
+        var statisticsMillisecondsMedian: Double
     }
 
     struct SearchFigure: Codable {
@@ -220,9 +221,16 @@ struct RegistryBench: ParsableCommand {
                 suggest.append((Self.now() - start) * 1000)
             }
         }
+        var statistics: [Double] = []
+        for _ in 0..<max(5, repeats) {
+            let start = Self.now()
+            _ = try store.statistics(HistoryQuery())
+            statistics.append((Self.now() - start) * 1000)
+        }
         let report = Report(
             codes: codes, verifyRunsSeconds: runs, verifyCodesPerSecondMedian: Double(codes) / Self.median(runs), scans: scans,
-            fillSeconds: fillSeconds, searches: searches, suggestMillisecondsMedian: Self.median(suggest))
+            fillSeconds: fillSeconds, searches: searches, suggestMillisecondsMedian: Self.median(suggest),
+            statisticsMillisecondsMedian: Self.median(statistics))
         Console.jsonLine(report)
     }
 }
