@@ -67,10 +67,10 @@ enum Data1 {
         let temporary = try TemporaryStore()
         #expect(FileManager.default.fileExists(atPath: temporary.store.path))
         #expect(try temporary.store.journalMode() == "wal")
-        #expect(try temporary.store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox"])
+        #expect(try temporary.store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics"])
         // Reopening migrates nothing again.
         let again = try SQLiteStore(path: temporary.store.path)
-        #expect(try again.appliedMigrations().count == 3)
+        #expect(try again.appliedMigrations().count == 4)
     }
 
     @Test func defaultPathFollowsXDG() {
