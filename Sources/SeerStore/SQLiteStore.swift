@@ -65,22 +65,23 @@ public final class SQLiteStore: SeerStore {
                     CREATE INDEX scan_category ON scan(category, time);
                     CREATE VIRTUAL TABLE scanSearch USING fts5(
                         payload, device, sourceFile, symbology, gtin, serial, lot, productName, brand, category,
-                        verdict, reasons, notes, country, mode,
+                        verdict, reasons, notes, country, mode, format, expiry, batchID,
                         content='scan', content_rowid='id', tokenize="unicode61 tokenchars '-_'", prefix='1 2 3');
                     CREATE VIRTUAL TABLE scanSearchVocab USING fts5vocab(scanSearch, row);
                     CREATE TRIGGER scan_ai AFTER INSERT ON scan BEGIN
                         INSERT INTO scanSearch(rowid, payload, device, sourceFile, symbology, gtin, serial, lot,
-                            productName, brand, category, verdict, reasons, notes, country, mode)
+                            productName, brand, category, verdict, reasons, notes, country, mode, format, expiry, batchID)
                         VALUES (new.id, new.payload, new.device, new.sourceFile, new.symbology, new.gtin, new.serial,
                             new.lot, new.productName, new.brand, new.category, new.verdict, new.reasons, new.notes,
-                            new.country, new.mode);
+                            new.country, new.mode, new.format, new.expiry, new.batchID);
                     END;
                     CREATE TRIGGER scan_ad AFTER DELETE ON scan BEGIN
                         INSERT INTO scanSearch(scanSearch, rowid, payload, device, sourceFile, symbology, gtin, serial,
-                            lot, productName, brand, category, verdict, reasons, notes, country, mode)
+                            lot, productName, brand, category, verdict, reasons, notes, country, mode, format, expiry,
+                            batchID)
                         VALUES ('delete', old.id, old.payload, old.device, old.sourceFile, old.symbology, old.gtin,
                             old.serial, old.lot, old.productName, old.brand, old.category, old.verdict, old.reasons,
-                            old.notes, old.country, old.mode);
+                            old.notes, old.country, old.mode, old.format, old.expiry, old.batchID);
                     END;
                     CREATE TABLE recentSearch (text TEXT PRIMARY KEY, usedAt REAL NOT NULL);
                     CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -232,6 +232,8 @@ enum Data1 {
         #expect(try search("shelf").count == 4, "source file")
         #expect(try search("autopar").count == 4, "category")
         #expect(try search("S12").count == 2, "serial")
+        #expect(try search("elementStr").isEmpty)
+        #expect(try search("digitalLink").count == 12, "format")
         #expect(try search("zzz").isEmpty)
         #expect(try store.history(HistoryQuery(result: .failed, search: "radiance", limit: 100, now: now)).scans.count == 4)
         #expect(try store.suggestions(prefix: "rad", limit: 5) == ["radiance"])
