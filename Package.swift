@@ -11,11 +11,16 @@ let package = Package(
     products: [
         .library(name: "Seer", targets: ["Seer"]),
         .library(name: "SeerImage", targets: ["SeerImage"]),
+        .library(name: "SeerVerify", targets: ["SeerVerify"]),
+        .library(name: "SeerStore", targets: ["SeerStore"]),
+        .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config. Each owns only the headers.
@@ -43,9 +48,24 @@ let package = Package(
             name: "SeerImage",
             dependencies: ["CPNG", "CSeerShims", "CSeerLoader"],
             swiftSettings: swiftSettings),
+        // Verification: payload parsing, signatures, verdicts, plate owners, charger actions. No pixels.
+        .target(
+            name: "SeerVerify",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
+        // The embedded store: one SQLite file through GRDB.
+        .target(
+            name: "SeerStore",
+            dependencies: ["SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
+        // QR Code encoder for demo and test codes.
+        .target(
+            name: "SeerCodegen",
+            dependencies: ["SeerImage"],
+            swiftSettings: swiftSettings),
         .target(
             name: "Seer",
-            dependencies: ["SeerImage"],
+            dependencies: ["SeerImage", "SeerVerify", "SeerStore", "SeerCodegen", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
@@ -62,6 +82,19 @@ let package = Package(
         .testTarget(
             name: "SeerImageTests",
             dependencies: ["SeerImage"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerVerifyTests",
+            dependencies: ["SeerVerify", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerStoreTests",
+            dependencies: ["SeerStore", "SeerVerify", "Seer"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerCodegenTests",
+            dependencies: ["SeerCodegen", "SeerImage"],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
