@@ -2,17 +2,34 @@
    longjmp, so every libjpeg call that can fail runs here, under a setjmp, and comes back as a code. */
 #include "CSeerShims.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jpeglib.h>
 #include <jerror.h>
 
+/* A progressive JPEG may hold any number of scans, each a full pass over the coefficients; a few
+   hundred bytes can ask for millions. Real encoders write at most a few dozen. */
+#define SEER_JPEG_MAX_SCANS 1000
+
+/* Reads the JPEG straight from a file descriptor through one reused buffer, as djpeg does through
+   stdio: no copy of the whole file in memory. */
+typedef struct {
+    struct jpeg_source_mgr pub;
+    int fd;
+    int started;
+    JOCTET buffer[1 << 16];
+} SeerFDSource;
+
 struct SeerJPEGDecoder {
     struct jpeg_decompress_struct cinfo;
+    SeerFDSource source;
     struct jpeg_error_mgr err;
+    struct jpeg_progress_mgr progress;
     jmp_buf jump;
     int created;
     int started;
@@ -51,6 +68,15 @@ static void seer_jpeg_error_exit(j_common_ptr cinfo) {
     longjmp(d->jump, 1);
 }
 
+static void seer_jpeg_progress(j_common_ptr cinfo) {
+    SeerJPEGDecoder *d = (SeerJPEGDecoder *)cinfo->client_data;
+    if (d->cinfo.input_scan_number > SEER_JPEG_MAX_SCANS) {
+        snprintf(d->message, sizeof d->message, "the JPEG has more than %d scans", SEER_JPEG_MAX_SCANS);
+        d->category = SEER_ERR_CORRUPT;
+        longjmp(d->jump, 1);
+    }
+}
+
 static void seer_jpeg_emit_message(j_common_ptr cinfo, int level) {
     SeerJPEGDecoder *d = (SeerJPEGDecoder *)cinfo->client_data;
     if (level >= 0) return; /* trace messages */
@@ -84,6 +110,8 @@ SeerJPEGDecoder *seer_jpeg_create(void) {
     }
     jpeg_create_decompress(&d->cinfo);
     d->created = 1;
+    d->progress.progress_monitor = seer_jpeg_progress;
+    d->cinfo.progress = &d->progress;
     return d;
 }
 
@@ -103,6 +131,58 @@ static void seer_jpeg_fill(SeerJPEGDecoder *d, SeerJPEGInfo *info) {
     info->outputHeight = (int)d->cinfo.output_height;
     info->outputComponents = d->cinfo.output_components;
     info->adobeInverted = d->cinfo.saw_Adobe_marker ? 1 : 0;
+}
+
+static void seer_fd_init(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean seer_fd_fill(j_decompress_ptr cinfo) {
+    SeerFDSource *src = (SeerFDSource *)cinfo->src;
+    ssize_t n;
+    do {
+        n = read(src->fd, src->buffer, sizeof src->buffer);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        if (!src->started) ERREXIT(cinfo, JERR_INPUT_EMPTY);
+        WARNMS(cinfo, JWRN_JPEG_EOF); /* turned into a truncation error by emit_message */
+        src->buffer[0] = (JOCTET)0xFF;
+        src->buffer[1] = (JOCTET)JPEG_EOI;
+        n = 2;
+    }
+    src->pub.next_input_byte = src->buffer;
+    src->pub.bytes_in_buffer = (size_t)n;
+    src->started = 1;
+    return TRUE;
+}
+
+static void seer_fd_skip(j_decompress_ptr cinfo, long count) {
+    SeerFDSource *src = (SeerFDSource *)cinfo->src;
+    if (count <= 0) return;
+    while (count > (long)src->pub.bytes_in_buffer) {
+        count -= (long)src->pub.bytes_in_buffer;
+        seer_fd_fill(cinfo);
+    }
+    src->pub.next_input_byte += count;
+    src->pub.bytes_in_buffer -= (size_t)count;
+}
+
+static void seer_fd_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+int seer_jpeg_read_header_fd(SeerJPEGDecoder *d, int fd, SeerJPEGInfo *info) {
+    if (!d || fd < 0) return SEER_ERR_STATE;
+    if (setjmp(d->jump)) return d->category;
+    d->source.fd = fd;
+    d->source.started = 0;
+    d->source.pub.init_source = seer_fd_init;
+    d->source.pub.fill_input_buffer = seer_fd_fill;
+    d->source.pub.skip_input_data = seer_fd_skip;
+    d->source.pub.resync_to_restart = jpeg_resync_to_restart;
+    d->source.pub.term_source = seer_fd_term;
+    d->source.pub.bytes_in_buffer = 0;
+    d->source.pub.next_input_byte = NULL;
+    d->cinfo.src = &d->source.pub;
+    jpeg_read_header(&d->cinfo, TRUE);
+    seer_jpeg_fill(d, info);
+    return SEER_OK;
 }
 
 int seer_jpeg_read_header(SeerJPEGDecoder *d, const uint8_t *data, size_t size, SeerJPEGInfo *info) {

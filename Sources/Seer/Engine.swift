@@ -9,6 +9,12 @@ public final class Engine: Sendable {
     public struct Configuration: Sendable {
         /// How photos are decoded (pixel limit, colour, orientation).
         public var decode: DecodeOptions
+        /// Clone-detection thresholds for product verification.
+        public var verify = VerifyConfiguration()
+        /// Where plate confusion variants come from (a plate grammar can replace the default).
+        public var plateVariants: any PlateVariantProvider = ConfusionVariants()
+        /// Preset texts and the length limit for plate messages.
+        public var messages = MessagePolicy()
 
         /// Creates a configuration; every parameter has the documented default.
         public init(decode: DecodeOptions = DecodeOptions()) {

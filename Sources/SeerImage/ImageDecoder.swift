@@ -154,73 +154,78 @@ public enum ImageDecoder {
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             }
         }()
-        if options.applyOrientation {
-            let orientation = decoded.info.orientation
-            if orientation != .up {
-                decoded.gray = decoded.gray.oriented(orientation)
-                decoded.rgb = decoded.rgb?.oriented(orientation)
-            }
-            decoded.isOriented = true
-        }
+        if options.applyOrientation { orient(&decoded) }
         return decoded
     }
 
     /// Reads and decodes the file at `path`. Errors carry the path as their ``ImageError/source``.
+    ///
+    /// A JPEG is decoded straight from the file through a small buffer, never held whole in memory;
+    /// other files are read in one piece.
     public static func decode(contentsOf path: String, options: DecodeOptions = .init()) throws -> DecodedImage {
         do {
-            let bytes = try readFile(path, limit: options.byteLimit)
+            let file = try OpenFile(path, limit: options.byteLimit)
+            let head = try file.prefix(256 << 10)
+            if file.size > head.count, ImageFormat.sniff(head) == .jpeg {
+                var decoded = try head.withUnsafeBytes { raw in
+                    let decoder = try JPEGDecoder()
+                    let header = try decoder.readHeader(fd: file.fd)
+                    let info = ImageInfo(
+                        format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
+                        orientation: Exif.jpegOrientation(raw) ?? .up)
+                    try checkLimit(info, options)
+                    let (gray, rgb) = try decoder.decode(
+                        scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
+                    return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
+                }
+                if options.applyOrientation { orient(&decoded) }
+                return decoded
+            }
+            let bytes = file.size > head.count ? try file.readAll() : head
             return try decode(bytes, options: options)
         } catch let error as ImageError {
             throw error.from(path)
         }
     }
 
-    /// Reads the header of the file at `path` (see ``info(of:)``).
+    /// Reads the header of the file at `path` (see ``info(of:)-([UInt8])``).
     public static func info(contentsOf path: String) throws -> ImageInfo {
         do {
-            return try info(of: try readFile(path, limit: 512 << 20))
+            let file = try OpenFile(path, limit: 512 << 20)
+            let head = try file.prefix(256 << 10)
+            if file.size > head.count, ImageFormat.sniff(head) == .jpeg {
+                let header = try JPEGDecoder().readHeader(fd: file.fd)
+                let orientation = head.withUnsafeBytes { Exif.jpegOrientation($0) }
+                return ImageInfo(
+                    format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
+                    orientation: orientation ?? .up)
+            }
+            return try info(of: file.size > head.count ? try file.readAll() : head)
         } catch let error as ImageError {
             throw error.from(path)
         }
     }
 
+    /// The image format the file at `path` starts with, reading only its first bytes; `nil` when it
+    /// is not an image or cannot be read.
+    public static func sniff(contentsOf path: String) -> ImageFormat? {
+        guard let head = try? OpenFile(path, limit: Int.max).prefix(32) else { return nil }
+        return ImageFormat.sniff(head)
+    }
+
     /// The bytes of a file, read with one `read` loop into one buffer.
     public static func readFile(_ path: String, limit: Int = 512 << 20) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ImageError(.unreadable, "cannot open: \(String(cString: strerror(errno)))", source: path)
+        try OpenFile(path, limit: limit).readAll()
+    }
+
+    /// Applies the stored orientation to the pixels.
+    private static func orient(_ decoded: inout DecodedImage) {
+        let orientation = decoded.info.orientation
+        if orientation != .up {
+            decoded.gray = decoded.gray.oriented(orientation)
+            decoded.rgb = decoded.rgb?.oriented(orientation)
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw ImageError(.unreadable, "cannot stat: \(String(cString: strerror(errno)))", source: path)
-        }
-        if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw ImageError(.unreadable, "is a directory", source: path)
-        }
-        let size = Int(st.st_size)
-        guard size <= limit else {
-            throw ImageError(.tooLarge, "file is \(size) bytes, over the limit of \(limit)", source: path)
-        }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 1)) { buffer, count in
-            var done = 0
-            while done < size {
-                let n = read(fd, buffer.baseAddress! + done, size - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    break
-                }
-                if n == 0 { break }
-                done += n
-            }
-            count = done
-        }
-        if failure != 0 {
-            throw ImageError(.unreadable, "cannot read: \(String(cString: strerror(failure)))", source: path)
-        }
-        return bytes
+        decoded.isOriented = true
     }
 
     private static func decodableFormat(_ raw: UnsafeRawBufferPointer) throws -> ImageFormat {

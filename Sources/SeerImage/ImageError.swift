@@ -41,6 +41,7 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
+    /// `source: message`, or the message alone when the source is unknown.
     public var description: String {
         if let source { return "\(source): \(message)" }
         return message

@@ -32,6 +32,14 @@ final class JPEGDecoder {
         return info
     }
 
+    /// Reads the header from `fd`, positioned at the start of the JPEG; decoding then keeps reading it.
+    /// The descriptor must stay open until this decoder is gone.
+    func readHeader(fd: Int32) throws -> SeerJPEGInfo {
+        var info = SeerJPEGInfo()
+        try check(seer_jpeg_read_header_fd(handle, fd, &info))
+        return info
+    }
+
     /// Decodes to grey (and RGB when asked), scaled by 1/`scale` in the DCT.
     /// The corresponding C functions are `jpeg_start_decompress` and `jpeg_read_scanlines`.
     func decode(scale: Int, wantRGB: Bool, fastDCT: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
@@ -40,11 +48,9 @@ final class JPEGDecoder {
         // requested only when the caller wants colour. CMYK comes out native and is converted here.
         try check(seer_jpeg_start(handle, wantRGB ? 1 : 0, Int32(scale), fastDCT ? 1 : 0, &info))
         let width = Int(info.outputWidth), height = Int(info.outputHeight), channels = Int(info.outputComponents)
-        var samples = [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, count in
-            count = buffer.count
-        }
-        let status = samples.withUnsafeMutableBufferPointer { buffer in
-            seer_jpeg_read_all(handle, buffer.baseAddress, width * channels)
+        var status: Int32 = 0
+        let samples = PixelBuffer.make(count: width * height * channels) { buffer in
+            status = seer_jpeg_read_all(handle, buffer.baseAddress, width * channels)
         }
         try check(status)
         switch channels {

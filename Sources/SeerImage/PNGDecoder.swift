@@ -40,11 +40,9 @@ final class PNGDecoder {
     /// transparent backgrounds are dark on a light page. The corresponding C function is `png_read_image`.
     func decode(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
         let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
-        var samples = [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, count in
-            count = buffer.count
-        }
-        let status = samples.withUnsafeMutableBufferPointer { buffer in
-            seer_png_read_image(handle, buffer.baseAddress, width * channels)
+        var status: Int32 = 0
+        let samples = PixelBuffer.make(count: width * height * channels) { buffer in
+            status = seer_png_read_image(handle, buffer.baseAddress, width * channels)
         }
         try check(status)
         switch channels {

@@ -1,3 +1,4 @@
+internal import CSeerLoader
 internal import CTesseract
 import Foundation
 import SeerImage
@@ -11,6 +12,8 @@ public struct PlateError: Error, Sendable, Equatable, CustomStringConvertible {
         case missingLanguageData
         /// Tesseract refused to start for another reason.
         case ocrInitFailed
+        /// The Tesseract library itself could not be loaded (`libtesseract.so.5`).
+        case ocrLibraryMissing
     }
 
     /// A stable machine-readable code.
@@ -77,9 +80,16 @@ final class TesseractReader {
                 code: .missingLanguageData,
                 message: "Tesseract language data not found: \(file). Install tesseract-ocr-eng or set TESSDATA_PREFIX to the folder holding eng.traineddata.")
         }
-        // Workers run in parallel; each Tesseract must stay on its own core. This only helps when
-        // the OpenMP runtime has not started yet; see `OCRThreads.limitToOnePerWorker()`.
+        // Workers run in parallel; each Tesseract must stay on its own core. Tesseract (and its
+        // OpenMP runtime) is loaded on first use, so the limit set here takes effect when nothing
+        // loaded OpenMP before; see `OCRThreads.limitToOnePerWorker()`.
         setenv("OMP_THREAD_LIMIT", "1", 0)
+        var reason = [CChar](repeating: 0, count: 300)
+        guard seer_loader_open(Int32(SEER_LIBRARY_TESSERACT), &reason, reason.count) == 0 else {
+            throw PlateError(
+                code: .ocrLibraryMissing,
+                message: "\(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)). Install libtesseract5 (Debian: tesseract-ocr).")
+        }
         guard let api = TessBaseAPICreate() else {
             throw PlateError(code: .ocrInitFailed, message: "Tesseract could not allocate an API object.")
         }
@@ -180,14 +190,16 @@ public enum OCRThreads {
     /// Tesseract's LSTM opens OpenMP teams of up to four threads per call; with one worker per core
     /// they oversubscribe the machine and their spin-waiting costs more than it saves (measured
     /// here: 2.9× the CPU time per photo). The OpenMP runtime reads `OMP_THREAD_LIMIT` only when
-    /// it is loaded, before `main`, so setting it later has no effect. Call this first thing in an
-    /// executable: when the variable is absent it sets `OMP_THREAD_LIMIT=1` and re-executes the
-    /// program with the same arguments (Linux, through `/proc/self/exe`); when it is present, or
-    /// re-executing fails, it returns and nothing changes.
+    /// it is loaded. Call this first thing in an executable: when the variable is absent it sets
+    /// `OMP_THREAD_LIMIT=1`; that is enough while the runtime is not loaded yet (Tesseract is
+    /// loaded on first use). If something already loaded it, the program is re-executed with the
+    /// same arguments (Linux, through `/proc/self/exe`) so the limit applies; when re-executing
+    /// fails it returns and nothing changes.
     public static func limitToOnePerWorker() {
         guard getenv("OMP_THREAD_LIMIT") == nil else { return }
         setenv("OMP_THREAD_LIMIT", "1", 1)
         #if os(Linux)
+        guard dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD) != nil else { return }
         var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) }
         argv.append(nil)
         execv("/proc/self/exe", argv)

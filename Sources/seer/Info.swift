@@ -5,10 +5,13 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print each image's format, displayed size and EXIF orientation.",
         discussion: """
-            Every file is decoded in full (JPEG at 1/8 scale, which still reads all of its data), so a
-            truncated or corrupt file is reported here rather than later.
-            JSON: one object per file per line, {"file","format","width","height","orientation"}, or
-            {"file","error":{"code","message"}} for a file that failed.
+            Every file is decoded in full (JPEG at 1/8 scale, which still reads all of its data), so a \
+            truncated or corrupt file is reported here rather than later. A directory stands for every \
+            file below it.
+
+            JSON: one object per file per line, {"file","format","width","height","orientation"}, or \
+            {"file","error":{"code","message"}} for a file that failed; the command goes on with the next.
+
             Exit codes: 0 all files read, 1 some file failed, 64 usage error.
             """)
 
@@ -18,7 +21,7 @@ struct Info: ParsableCommand {
     @Option(name: .long, help: "Refuse images with more pixels than this.")
     var pixelLimit: Int = 100_000_000
 
-    @Argument(help: "Image files (PNG or JPEG, recognised by content).")
+    @Argument(help: "Image files or directories (PNG or JPEG, recognised by content).")
     var files: [String]
 
     func validate() throws {
@@ -28,7 +31,7 @@ struct Info: ParsableCommand {
 
     func run() throws {
         var failed = false
-        for file in files {
+        for file in Inputs.expand(files) {
             do {
                 let decoded = try ImageDecoder.decode(
                     contentsOf: file, options: DecodeOptions(pixelLimit: pixelLimit, scale: 8, applyOrientation: false))

@@ -1,5 +1,12 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Seer
 
 /// How a command prints its results.
@@ -25,11 +32,23 @@ enum Console {
         }
     }
 
-    static func out(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
+    static func out(_ line: String) { write(line + "\n", to: 1) }
 
-    static func err(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    static func err(_ line: String) { write(line + "\n", to: 2) }
+
+    /// Writes all of `text` to a file descriptor, retrying short writes.
+    static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                done += n
+            }
+        }
     }
 }

@@ -9,11 +9,12 @@ enum RegionChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     var region: PlateRegion? { PlateRegion(rawValue: rawValue) }
 }
 
-/// `seer plate …`: licence-plate commands.
+/// `seer plate …`: licence-plate commands (reading and grammar here; owner look-up and messages in
+/// `PlateOwner.swift`).
 struct Plate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Read licence plates from photos and check typed plates against region grammars.",
-        subcommands: [Read.self, Normalize.self])
+        abstract: "Licence plates: read them from photos, check typed ones, find the owner and leave a message.",
+        subcommands: [Read.self, Normalize.self, PlateResolve.self, PlateMessage.self, PlateInbox.self])
 }
 
 /// What `seer plate read --format json` prints for one photo.

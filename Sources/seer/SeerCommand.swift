@@ -7,10 +7,10 @@ struct SeerCommand: ParsableCommand {
         commandName: "seer",
         abstract: "Reads QR codes, barcodes and licence plates from photos, and verifies what it read.",
         discussion: """
-            Data goes to standard output, diagnostics to standard error.
-            Exit codes: 0 success, 1 an input failed, 2 nothing was read (scan), 64 usage error.
+            Data goes to standard output, diagnostics to standard error. Exit codes: 0 success, \
+            1 an input failed, 2 nothing was read (scan), 64 usage error.
             """,
         version: seerVersion,
-        subcommands: [Info.self, Plate.self]
+        subcommands: [Info.self, Decode.self, Verify.self, History.self, Stats.self, Registry.self, ChargerCommand.self, Plate.self]
     )
 }

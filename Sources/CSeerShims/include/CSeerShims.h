@@ -39,6 +39,9 @@ SeerJPEGDecoder *seer_jpeg_create(void);
 void seer_jpeg_destroy(SeerJPEGDecoder *decoder);
 /* Reads the header of `size` bytes at `data` (kept borrowed until destroy). */
 int seer_jpeg_read_header(SeerJPEGDecoder *decoder, const uint8_t *data, size_t size, SeerJPEGInfo *info);
+/* Reads the header from an open file descriptor positioned at the start of the JPEG; the decoder
+   keeps reading from it (through a 64 KiB buffer) until the image is done. */
+int seer_jpeg_read_header_fd(SeerJPEGDecoder *decoder, int fd, SeerJPEGInfo *info);
 /* Starts decompression. mode 0 = grey, 1 = RGB, 2 = native (CMYK stays CMYK).
    scaleDenom is 1, 2, 4 or 8 (DCT scaling). fastDCT picks the integer fast IDCT. */
 int seer_jpeg_start(SeerJPEGDecoder *decoder, int mode, int scaleDenom, int fastDCT, SeerJPEGInfo *info);

@@ -1,0 +1,162 @@
+import Crypto
+import Foundation
+import GRDB
+import SeerVerify
+
+/// Validates registry files and writes them inside the caller's transaction; the first error aborts it.
+struct RegistryImporter {
+    let db: Database
+    let files: [(name: String, file: RegistryFile)]
+
+    func fail(_ file: String, _ record: String, _ field: String?, _ message: String) -> ImportError {
+        ImportError(file: file, record: record, field: field, message: message)
+    }
+
+    func run() throws -> ImportSummary {
+        var summary = ImportSummary(files: files.count, brands: 0, keys: 0, products: 0, serials: 0, users: 0, chargers: 0)
+        // Everything these files define, so records may refer to each other across files.
+        let brandsInFiles = Set(files.flatMap { $0.file.brands ?? [] }.map(\.id))
+        let gtinsInFiles = Set(files.flatMap { $0.file.products ?? [] }.compactMap { try? GS1.normalizeGTIN($0.gtin).get() })
+        var kids: [String: String] = [:]
+
+        for (name, file) in files {
+            for (index, brand) in (file.brands ?? []).enumerated() {
+                let record = "brands[\(index)]"
+                if brand.id.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "id", "empty") }
+                if brand.name.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "name", "empty") }
+                try db.execute(
+                    sql: """
+                        INSERT INTO brand(id, name, requiresSignature) VALUES (?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET name = excluded.name, requiresSignature = excluded.requiresSignature
+                        """,
+                    arguments: [brand.id, brand.name, brand.requiresSignature])
+                summary.brands += 1
+                for (keyIndex, key) in brand.keys.enumerated() {
+                    let field = "keys[\(keyIndex)]"
+                    if key.kid.isEmpty { throw fail(name, record, field + ".kid", "empty") }
+                    if let owner = kids[key.kid], owner != brand.id {
+                        throw fail(name, record, field + ".kid", "key id \(key.kid) already belongs to brand \(owner)")
+                    }
+                    kids[key.kid] = brand.id
+                    if let problem = Self.checkPublicKey(key) { throw fail(name, record, field + ".publicKey", problem) }
+                    if let owner = try String.fetchOne(db, sql: "SELECT brand FROM brandKey WHERE kid = ?", arguments: [key.kid]),
+                        owner != brand.id
+                    {
+                        throw fail(name, record, field + ".kid", "key id \(key.kid) already belongs to brand \(owner)")
+                    }
+                    try db.execute(
+                        sql: """
+                            INSERT INTO brandKey(kid, brand, algorithm, publicKey, status) VALUES (?, ?, ?, ?, ?)
+                            ON CONFLICT(kid) DO UPDATE SET algorithm = excluded.algorithm,
+                                publicKey = excluded.publicKey, status = excluded.status
+                            """,
+                        arguments: [key.kid, brand.id, key.algorithm.rawValue, key.publicKey, key.status.rawValue])
+                    summary.keys += 1
+                }
+            }
+        }
+        for (name, file) in files {
+            for (index, product) in (file.products ?? []).enumerated() {
+                let record = "products[\(index)]"
+                let gtin: String
+                switch GS1.normalizeGTIN(product.gtin) {
+                case .success(let normal): gtin = normal
+                case .failure(let issue): throw fail(name, record, "gtin", issue.message)
+                }
+                if product.name.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "name", "empty") }
+                if product.category.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "category", "empty") }
+                if !brandsInFiles.contains(product.brand),
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM brand WHERE id = ?", arguments: [product.brand]) != true
+                {
+                    throw fail(name, record, "brand", "no brand '\(product.brand)' in these files or the store")
+                }
+                for (marketIndex, market) in product.markets.enumerated()
+                where market.count != 2 || !market.allSatisfy({ $0.isASCII && $0.isUppercase }) {
+                    throw fail(name, record, "markets[\(marketIndex)]", "'\(market)' is not an ISO 3166-1 alpha-2 code (e.g. DE)")
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO product(gtin, name, brand, category, markets) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(gtin) DO UPDATE SET name = excluded.name, brand = excluded.brand,
+                            category = excluded.category, markets = excluded.markets
+                        """,
+                    arguments: [gtin, product.name, product.brand, product.category, product.markets.joined(separator: ",")])
+                summary.products += 1
+            }
+        }
+        for (name, file) in files {
+            for (index, serial) in (file.serials ?? []).enumerated() {
+                let record = "serials[\(index)]"
+                let gtin: String
+                switch GS1.normalizeGTIN(serial.gtin) {
+                case .success(let normal): gtin = normal
+                case .failure(let issue): throw fail(name, record, "gtin", issue.message)
+                }
+                if !gtinsInFiles.contains(gtin),
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM product WHERE gtin = ?", arguments: [gtin]) != true
+                {
+                    throw fail(name, record, "gtin", "no product \(gtin) in these files or the store")
+                }
+                if serial.serial.isEmpty || serial.serial.count > 20 {
+                    throw fail(name, record, "serial", "a serial (AI 21) has 1–20 characters")
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO serial(gtin, serial, status) VALUES (?, ?, ?)
+                        ON CONFLICT(gtin, serial) DO UPDATE SET status = excluded.status
+                        """,
+                    arguments: [gtin, serial.serial, serial.status.rawValue])
+                summary.serials += 1
+            }
+            for (index, user) in (file.users ?? []).enumerated() {
+                let record = "users[\(index)]"
+                if user.id.isEmpty { throw fail(name, record, "id", "empty") }
+                if user.name.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "name", "empty") }
+                let parts = user.email.split(separator: "@")
+                if parts.count != 2 || !parts[1].contains(".") { throw fail(name, record, "email", "'\(user.email)' is not an email address") }
+                let plate = canonicalPlate(user.plate)
+                if plate.count < 2 || plate.count > 10 { throw fail(name, record, "plate", "'\(user.plate)' is not a plate (2–10 letters and digits)") }
+                if user.region.isEmpty { throw fail(name, record, "region", "empty") }
+                try db.execute(
+                    sql: """
+                        INSERT INTO plateOwner(id, name, email, plate, canonicalPlate, region) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email, plate = excluded.plate,
+                            canonicalPlate = excluded.canonicalPlate, region = excluded.region
+                        """,
+                    arguments: [user.id, user.name, user.email, user.plate, plate, user.region.uppercased()])
+                summary.users += 1
+            }
+            for (index, charger) in (file.chargers ?? []).enumerated() {
+                let record = "chargers[\(index)]"
+                if case .failure(let issue) = ChargerID.parseTyped(charger.id) { throw fail(name, record, "id", issue.message) }
+                if charger.serial.isEmpty { throw fail(name, record, "serial", "empty") }
+                if charger.location.isEmpty { throw fail(name, record, "location", "empty") }
+                try db.execute(
+                    sql: """
+                        INSERT INTO charger(id, serial, location, status) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET serial = excluded.serial, location = excluded.location,
+                            status = excluded.status
+                        """,
+                    arguments: [charger.id, charger.serial, charger.location, charger.status.rawValue])
+                summary.chargers += 1
+            }
+        }
+        return summary
+    }
+
+    /// Why a public key is unusable, or `nil`.
+    static func checkPublicKey(_ key: BrandKey) -> String? {
+        guard let raw = Base64URL.decode(key.publicKey) else { return "not canonical base64url" }
+        switch key.algorithm {
+        case .ed25519:
+            if raw.count != 32 { return "an Ed25519 public key has 32 bytes; got \(raw.count)" }
+            return (try? Curve25519.Signing.PublicKey(rawRepresentation: raw)) == nil ? "not an Ed25519 public key" : nil
+        case .es256:
+            switch raw.count {
+            case 64: return (try? P256.Signing.PublicKey(rawRepresentation: raw)) == nil ? "not a point on P-256" : nil
+            case 65: return (try? P256.Signing.PublicKey(x963Representation: raw)) == nil ? "not a point on P-256" : nil
+            default: return "a P-256 public key has 64 (raw) or 65 (X9.63) bytes; got \(raw.count)"
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Seer
+
+struct ChargerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "charger",
+        abstract: "What to do at a charger: from its typed ID, a code's payload, or a photo of its code.",
+        discussion: """
+            INPUT is a typed ID (six digits, 100000–999999), a photo file, or with --payload the text a charger \
+            QR Code holds (the ID alone or inside a URL, as a query parameter or a path segment).
+            Actions: Begin charging (Available); Charger occupied (Preparing, Charging, SuspendedEVSE, \
+            SuspendedEV, Finishing, Reserved); Charger out of order (Faulted); Charger not available \
+            (Unavailable); No charger found (unknown ID).
+            JSON: {"chargerID","action","message","status","location","serial"}.
+            Exit codes: 0 answered (including No charger found), 1 no valid charger ID, 64 usage error.
+            """)
+
+    @Argument(help: "A typed charger ID or a photo of a charger code.")
+    var input: String?
+
+    @Option(name: .long, help: "The payload of a charger QR Code.")
+    var payload: String?
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        if (input == nil) == (payload == nil) { throw ValidationError("Give a charger ID or photo, or --payload TEXT.") }
+    }
+
+    func run() throws {
+        let engine = Engine()
+        let database = try store.open(engine)
+        do {
+            let resolution: ChargerResolution
+            if let payload {
+                resolution = try engine.resolveCharger(payload: payload, store: database)
+            } else if let input, FileManager.default.fileExists(atPath: input) {
+                let codes = try engine.readCodesForVerification(contentsOf: input)
+                guard let code = codes.first(where: { (try? ChargerID.parsePayload($0.payload).get()) != nil }) else {
+                    throw PayloadIssue(code: "notAChargerCode", message: "No charger code found in \(input).")
+                }
+                resolution = try engine.resolveCharger(payload: code.payload, store: database)
+            } else {
+                resolution = try engine.resolveCharger(typed: input ?? "", store: database)
+            }
+            switch format {
+            case .json: Console.jsonLine(resolution)
+            case .text:
+                var line = "\(resolution.chargerID): \(resolution.message)"
+                if let status = resolution.status { line += " (\(status.rawValue))" }
+                if let location = resolution.location { line += " — \(location)" }
+                Console.out(line)
+            }
+        } catch let issue as PayloadIssue {
+            fail(issue.code, issue.message)
+        } catch let error as StoreError {
+            fail(error.code, error.message)
+        } catch let error as ImageError {
+            fail(error.code.rawValue, error.message)
+        }
+    }
+
+    func fail(_ code: String, _ message: String) -> Never {
+        switch format {
+        case .json: Console.jsonLine(FileFailure(file: input ?? payload ?? "-", code: code, message: message))
+        case .text: Console.err("seer: \(message)")
+        }
+        Self.exit(withError: ExitCode(1))
+    }
+}
