@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "Seer", targets: ["Seer"]),
         .library(name: "SeerImage", targets: ["SeerImage"]),
+        .library(name: "SeerQR", targets: ["SeerQR"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -42,8 +43,12 @@ let package = Package(
             dependencies: ["CPNG", "CSeerShims"],
             swiftSettings: swiftSettings),
         .target(
+            name: "SeerQR",
+            dependencies: ["SeerImage", "CZBar"],
+            swiftSettings: swiftSettings),
+        .target(
             name: "Seer",
-            dependencies: ["SeerImage"],
+            dependencies: ["SeerImage", "SeerQR"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
@@ -57,6 +62,10 @@ let package = Package(
         .testTarget(
             name: "SeerImageTests",
             dependencies: ["SeerImage"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerQRTests",
+            dependencies: ["SeerQR", "Seer"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",

@@ -11,6 +11,6 @@ struct SeerCommand: ParsableCommand {
             Exit codes: 0 success, 1 an input failed, 2 nothing was read (scan), 64 usage error.
             """,
         version: seerVersion,
-        subcommands: [Info.self]
+        subcommands: [Info.self, Scan.self]
     )
 }

@@ -1,0 +1,229 @@
+/// A finder pattern (one of a QR code's three 7×7 corner squares) found in a binary image.
+struct FinderPattern: Sendable {
+    var x: Double
+    var y: Double
+    /// Module size in pixels (the pattern is 7 modules across).
+    var module: Double
+    /// How many scan lines confirmed it.
+    var count: Int
+}
+
+/// Three finder patterns that may be one code, in reading order, with the code's estimated size.
+struct FinderTriple: Sendable {
+    var topLeft: FinderPattern
+    var topRight: FinderPattern
+    var bottomLeft: FinderPattern
+    /// Modules per side (4 × version + 17), estimated from the finder distance.
+    var dimension: Int
+    /// Lower is better: how far from a square with equal module sizes.
+    var score: Double
+    /// Indices of the three patterns in the list they came from.
+    var members: [Int]
+}
+
+/// Finds QR finder patterns by their 1:1:3:1:1 dark-light-dark-light-dark runs, confirmed across,
+/// and groups them into codes by geometry.
+enum FinderLocator {
+    /// Whether five run lengths have the finder ratio 1:1:3:1:1 (loosely, for blur and perspective).
+    @inline(__always)
+    static func isFinderRatio(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int, _ r4: Int) -> Bool {
+        let total = r0 + r1 + r2 + r3 + r4
+        guard total >= 7 else { return false }
+        let m = Double(total) / 7
+        let tol = m * 0.75
+        return abs(Double(r0) - m) < tol && abs(Double(r1) - m) < tol && abs(Double(r3) - m) < tol
+            && abs(Double(r4) - m) < tol && abs(Double(r2) - 3 * m) < 3 * tol
+    }
+
+    /// Runs along a line through (`cx`, `cy`) in direction (`dx`, `dy`): the centre dark run's extent
+    /// and the four runs around it. Returns the centre offset along the line and the total, or nil.
+    static func crossCheck(
+        _ b: BinaryImage, _ cx: Int, _ cy: Int, _ dx: Int, _ dy: Int, maxTotal: Int
+    ) -> (centre: Double, total: Int)? {
+        let w = b.width, h = b.height
+        @inline(__always) func inside(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h }
+        guard inside(cx, cy), b.isDark(cx, cy) else { return nil }
+        var counts = [0, 0, 0, 0, 0]
+        // Backwards from the centre: centre run (part), light, dark.
+        var x = cx, y = cy
+        while inside(x, y) && b.isDark(x, y) && counts[2] <= maxTotal { counts[2] += 1; x -= dx; y -= dy }
+        guard inside(x, y) else { return nil }
+        while inside(x, y) && !b.isDark(x, y) && counts[1] <= maxTotal { counts[1] += 1; x -= dx; y -= dy }
+        guard inside(x, y), counts[1] <= maxTotal else { return nil }
+        while inside(x, y) && b.isDark(x, y) && counts[0] <= maxTotal { counts[0] += 1; x -= dx; y -= dy }
+        guard counts[0] <= maxTotal else { return nil }
+        let back = counts[2]
+        // Forwards.
+        x = cx + dx
+        y = cy + dy
+        while inside(x, y) && b.isDark(x, y) && counts[2] <= maxTotal { counts[2] += 1; x += dx; y += dy }
+        guard inside(x, y) else { return nil }
+        while inside(x, y) && !b.isDark(x, y) && counts[3] <= maxTotal { counts[3] += 1; x += dx; y += dy }
+        guard inside(x, y), counts[3] <= maxTotal else { return nil }
+        while inside(x, y) && b.isDark(x, y) && counts[4] <= maxTotal { counts[4] += 1; x += dx; y += dy }
+        guard counts[4] <= maxTotal else { return nil }
+        guard isFinderRatio(counts[0], counts[1], counts[2], counts[3], counts[4]) else { return nil }
+        // Offset of the centre run's middle from (cx, cy), along the line.
+        let centre = Double(counts[2]) / 2 - Double(back) + 0.5
+        return (centre, counts.reduce(0, +))
+    }
+
+    /// All finder patterns in `b`, merged across scan lines. `rowStep` skips rows for speed.
+    static func find(_ b: BinaryImage, rowStep: Int = 1) -> [FinderPattern] {
+        var found: [FinderPattern] = []
+        let w = b.width
+        var runs = [Int](repeating: 0, count: w + 1)
+        var colours = [UInt8](repeating: 0, count: w + 1)
+        var starts = [Int](repeating: 0, count: w + 1)
+        var y = 0
+        while y < b.height {
+            // Run-length encode the row.
+            var n = 0
+            let base = y * w
+            var x = 0
+            while x < w {
+                let c = b.bits[base + x]
+                let s = x
+                while x < w && b.bits[base + x] == c { x += 1 }
+                runs[n] = x - s
+                colours[n] = c
+                starts[n] = s
+                n += 1
+            }
+            if n >= 5 {
+                for i in 0..<(n - 4) where colours[i] == 1 {
+                    guard isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4]) else {
+                        continue
+                    }
+                    let total = runs[i] + runs[i + 1] + runs[i + 2] + runs[i + 3] + runs[i + 4]
+                    let cx = Double(starts[i + 2]) + Double(runs[i + 2]) / 2
+                    confirm(b, cx: cx, cy: Double(y) + 0.5, total: total, into: &found)
+                }
+            }
+            y += rowStep
+        }
+        return found.filter { $0.count >= 2 || $0.module >= 4 }
+    }
+
+    private static func confirm(
+        _ b: BinaryImage, cx: Double, cy: Double, total: Int, into found: inout [FinderPattern]
+    ) {
+        let maxTotal = total * 3
+        let ix = Int(cx), iy = Int(cy)
+        guard let v = crossCheck(b, ix, iy, 0, 1, maxTotal: maxTotal) else { return }
+        let ny = Double(iy) + v.centre
+        guard let hz = crossCheck(b, ix, Int(ny), 1, 0, maxTotal: maxTotal) else { return }
+        let nx = Double(ix) + hz.centre
+        let ratio = Double(v.total) / Double(hz.total)
+        guard ratio > 0.4, ratio < 2.5 else { return }
+        // A diagonal check rejects most text and textures.
+        guard let d = crossCheck(b, Int(nx), Int(ny), 1, 1, maxTotal: maxTotal * 2) else { return }
+        _ = d
+        let module = Double(v.total + hz.total) / 14
+        for k in found.indices {
+            let f = found[k]
+            let dist = max(abs(f.x - nx), abs(f.y - ny))
+            if dist <= max(f.module, module) * 2, max(f.module, module) / min(f.module, module) < 1.6 {
+                let c = Double(f.count)
+                found[k].x = (f.x * c + nx) / (c + 1)
+                found[k].y = (f.y * c + ny) / (c + 1)
+                found[k].module = (f.module * c + module) / (c + 1)
+                found[k].count += 1
+                return
+            }
+        }
+        found.append(FinderPattern(x: nx, y: ny, module: module, count: 1))
+    }
+
+    /// Triples of patterns that look like one code (a right angle at the top-left, two equal sides,
+    /// similar module sizes, a plausible version), best first.
+    static func triples(_ patterns: [FinderPattern], limit: Int = 400) -> [FinderTriple] {
+        let p = Array(patterns.sorted { $0.count > $1.count }.prefix(60))
+        var out: [FinderTriple] = []
+        let n = p.count
+        guard n >= 3 else { return [] }
+        for i in 0..<(n - 2) {
+            for j in (i + 1)..<(n - 1) {
+                let mij = max(p[i].module, p[j].module) / min(p[i].module, p[j].module)
+                if mij > 1.8 { continue }
+                for k in (j + 1)..<n {
+                    let ms = [p[i].module, p[j].module, p[k].module]
+                    let mratio = ms.max()! / ms.min()!
+                    if mratio > 1.8 { continue }
+                    let idx = [i, j, k]
+                    var best: FinderTriple?
+                    for c in 0..<3 {
+                        let a = p[idx[(c + 1) % 3]], bb = p[idx[(c + 2) % 3]], o = p[idx[c]]
+                        let ax = a.x - o.x, ay = a.y - o.y, bx = bb.x - o.x, by = bb.y - o.y
+                        let la = (ax * ax + ay * ay).squareRoot(), lb = (bx * bx + by * by).squareRoot()
+                        guard la > 0, lb > 0 else { continue }
+                        let cosine = (ax * bx + ay * by) / (la * lb)
+                        let sideRatio = max(la, lb) / min(la, lb)
+                        guard abs(cosine) < 0.45, sideRatio < 1.9 else { continue }
+                        let module = (o.module * 2 + a.module + bb.module) / 4
+                        let modules = (la + lb) / 2 / module + 7
+                        guard modules >= 15, modules <= 200 else { continue }
+                        let version = max(1, min(40, Int(((modules - 17) / 4).rounded())))
+                        let dimension = 17 + 4 * version
+                        let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1)
+                        let cross = ax * by - ay * bx
+                        let (tr, bl, ti, bi) = cross > 0
+                            ? (a, bb, idx[(c + 1) % 3], idx[(c + 2) % 3])
+                            : (bb, a, idx[(c + 2) % 3], idx[(c + 1) % 3])
+                        if best == nil || score < best!.score {
+                            best = FinderTriple(
+                                topLeft: o, topRight: tr, bottomLeft: bl, dimension: dimension, score: score,
+                                members: [idx[c], ti, bi])
+                        }
+                    }
+                    if let best { out.append(best) }
+                }
+            }
+        }
+        out.sort { $0.score < $1.score }
+        return Array(out.prefix(limit))
+    }
+
+    /// Looks for the bottom-right alignment pattern (version ≥ 2) near where the finder geometry
+    /// predicts it; returns its centre in image coordinates.
+    static func alignment(_ b: BinaryImage, _ t: FinderTriple) -> Point? {
+        let dim = Double(t.dimension)
+        guard t.dimension >= 25 else { return nil }
+        let span = dim - 7
+        let ex = Point(x: (t.topRight.x - t.topLeft.x) / span, y: (t.topRight.y - t.topLeft.y) / span)
+        let ey = Point(x: (t.bottomLeft.x - t.topLeft.x) / span, y: (t.bottomLeft.y - t.topLeft.y) / span)
+        let u = dim - 6.5 - 3.5
+        let px = t.topLeft.x + ex.x * u + ey.x * u, py = t.topLeft.y + ex.y * u + ey.y * u
+        let module = (ex.x * ex.x + ex.y * ex.y).squareRoot()
+        let radius = max(4 * module, dim * module * 0.08)
+        let step = max(1, module / 3)
+        var best = 0, bestPoints: [Point] = []
+        var yy = py - radius
+        while yy <= py + radius {
+            var xx = px - radius
+            while xx <= px + radius {
+                var score = 0
+                for j in -2...2 {
+                    for i in -2...2 {
+                        let sx = Int(xx + ex.x * Double(i) + ey.x * Double(j))
+                        let sy = Int(yy + ex.y * Double(i) + ey.y * Double(j))
+                        guard sx >= 0, sy >= 0, sx < b.width, sy < b.height else { continue }
+                        let ring = max(abs(i), abs(j))
+                        if b.isDark(sx, sy) == (ring != 1) { score += 1 }
+                    }
+                }
+                if score > best {
+                    best = score
+                    bestPoints = [Point(x: xx, y: yy)]
+                } else if score == best {
+                    bestPoints.append(Point(x: xx, y: yy))
+                }
+                xx += step
+            }
+            yy += step
+        }
+        guard best >= 23, !bestPoints.isEmpty else { return nil }
+        let n = Double(bestPoints.count)
+        return Point(x: bestPoints.map(\.x).reduce(0, +) / n, y: bestPoints.map(\.y).reduce(0, +) / n)
+    }
+}
