@@ -1,5 +1,8 @@
 import SeerImage
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads QR codes and barcodes from grey images: zbar as the decoder, with Seer's own image work
 /// around it (a scale pyramid, local binarisation, inversion, and a finder-pattern locator that
@@ -29,12 +32,12 @@ public final class CodeReader: Sendable {
         /// An upper bound on the time spent on one image, in milliseconds (checked between passes).
         public var timeBudgetMilliseconds: Int
 
-        /// Creates options; the time budget defaults by preset (fast 60, balanced 400, thorough 2000 ms).
+        /// Creates options; the time budget defaults by preset (fast 60, balanced 1000, thorough 3000 ms).
         public init(symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil) {
             self.symbologies = symbologies.isEmpty ? [.qr] : symbologies
             self.preset = preset
             self.timeBudgetMilliseconds = timeBudgetMilliseconds
-                ?? (preset == .fast ? 60 : preset == .balanced ? 400 : 2000)
+                ?? (preset == .fast ? 60 : preset == .balanced ? 1000 : 3000)
         }
     }
 
@@ -115,6 +118,12 @@ struct FoundSymbol {
 
 /// One image's multi-pass read.
 struct ReadSession {
+    static let debug = getenv("SEER_QR_DEBUG") != nil
+    func debugLog(_ s: String) {
+        let line = Array("[qr \(Int(elapsedMs)) ms, \(found.count) found] \(s)\n".utf8)
+        _ = line.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+    }
+
     let work: GrayImage
     let scanner: ZBarScanner
     let options: CodeReader.Options
@@ -152,6 +161,7 @@ struct ReadSession {
         // 2. The locator on a locally binarised reduced level.
         let window0 = max(24, max(l0.width, l0.height) / 12)
         let bin0 = Imaging.binarize(l0, window: window0)
+        if Self.debug { debugLog("binarised") }
         var unexplained = locatorPass(bin0, scale: f0, retries: preset != .fast)
         if preset == .fast {
             if found.isEmpty && !outOfTime { zbarPass(bin0.gray, scale: f0) }
@@ -178,15 +188,27 @@ struct ReadSession {
             zbarPass(l0.inverted(), scale: f0)
             if !outOfTime { _ = locatorPass(bin0.inverted(), scale: f0, retries: true) }
         }
-        // 7. Tiny images and tiny codes: enlarge.
+        // 7. A global threshold, for codes textured or tinted so that local means mislead.
+        if found.isEmpty && !outOfTime {
+            let g = Imaging.otsu(l0)
+            zbarPass(g.gray, scale: f0)
+            if found.isEmpty && !outOfTime { _ = locatorPass(g, scale: f0, retries: true) }
+        }
+        // 8. Tiny images and tiny codes: enlarge.
         if (found.isEmpty || preset == .thorough) && !outOfTime && max(work.width, work.height) <= 1400 {
-            let up = Imaging.upscaled(work, by: 2)
-            zbarPass(up, scale: (0.5, 0.5))
+            let factor = max(work.width, work.height) < 300 ? 4 : 2
+            let up = Imaging.upscaled(work, by: factor)
+            let inv = 1 / Double(factor)
+            zbarPass(up, scale: (inv, inv))
             if found.isEmpty && !outOfTime {
-                zbarPass(Imaging.normalized(up), scale: (0.5, 0.5))
+                zbarPass(Imaging.otsu(up).gray, scale: (inv, inv))
+            }
+            if found.isEmpty && !outOfTime {
+                let b = Imaging.binarize(up, window: max(24, max(up.width, up.height) / 8))
+                _ = locatorPass(b, scale: (inv, inv), retries: true)
             }
         }
-        // 8. Thorough: other binarisation windows on the reduced level.
+        // 9. Thorough: other binarisation windows on the reduced level.
         if preset == .thorough && !outOfTime {
             for div in [6, 24] where !outOfTime {
                 let b = Imaging.binarize(l0, window: max(16, max(l0.width, l0.height) / div))
@@ -208,6 +230,7 @@ struct ReadSession {
 
     /// zbar over a whole image whose coordinates times `scale` are work coordinates.
     mutating func zbarPass(_ image: GrayImage, scale: (Double, Double)) {
+        if Self.debug { debugLog("zbar \(image.width)x\(image.height)") }
         for raw in scanner.scan(image) {
             let pts = raw.points.map { Point(x: ($0.x + 0.5) * scale.0, y: ($0.y + 0.5) * scale.1) }
             add(raw, corners: Self.corners(raw, pts), module: 0)
@@ -219,6 +242,7 @@ struct ReadSession {
     /// that no read code explains.
     mutating func locatorPass(_ bin: BinaryImage, scale: (Double, Double), retries: Bool) -> Int {
         let patterns = FinderLocator.find(bin)
+        if Self.debug { debugLog("found patterns") }
         let toWork = { (p: FinderPattern) in Point(x: p.x * scale.0, y: p.y * scale.1) }
         func explained(_ p: FinderPattern) -> Bool {
             let q = toWork(p)
@@ -228,9 +252,13 @@ struct ReadSession {
         for (i, p) in patterns.enumerated() where explained(p) { used[i] = true }
         if used.allSatisfy({ $0 }) { return 0 }
         let triples = FinderLocator.triples(patterns)
+        if Self.debug {
+            debugLog("locator \(bin.width)x\(bin.height): \(patterns.count) patterns, \(used.filter { $0 }.count) explained, \(triples.count) triples")
+        }
         var attempts = 0
         for t in triples {
-            if outOfTime || attempts >= 60 { break }
+            if outOfTime || attempts >= 40 + 2 * patterns.count { break }
+            if Self.debug && attempts % 20 == 0 { debugLog("attempt \(attempts)") }
             if t.members.contains(where: { used[$0] }) { continue }
             attempts += 1
             if decodeTriple(t, bin, scale: scale, retries: retries) {

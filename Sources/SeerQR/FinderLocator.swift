@@ -43,29 +43,29 @@ enum FinderLocator {
         let w = b.width, h = b.height
         @inline(__always) func inside(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h }
         guard inside(cx, cy), b.isDark(cx, cy) else { return nil }
-        var counts = [0, 0, 0, 0, 0]
+        var counts = (0, 0, 0, 0, 0)
         // Backwards from the centre: centre run (part), light, dark.
         var x = cx, y = cy
-        while inside(x, y) && b.isDark(x, y) && counts[2] <= maxTotal { counts[2] += 1; x -= dx; y -= dy }
+        while inside(x, y) && b.isDark(x, y) && counts.2 <= maxTotal { counts.2 += 1; x -= dx; y -= dy }
         guard inside(x, y) else { return nil }
-        while inside(x, y) && !b.isDark(x, y) && counts[1] <= maxTotal { counts[1] += 1; x -= dx; y -= dy }
-        guard inside(x, y), counts[1] <= maxTotal else { return nil }
-        while inside(x, y) && b.isDark(x, y) && counts[0] <= maxTotal { counts[0] += 1; x -= dx; y -= dy }
-        guard counts[0] <= maxTotal else { return nil }
-        let back = counts[2]
+        while inside(x, y) && !b.isDark(x, y) && counts.1 <= maxTotal { counts.1 += 1; x -= dx; y -= dy }
+        guard inside(x, y), counts.1 <= maxTotal else { return nil }
+        while inside(x, y) && b.isDark(x, y) && counts.0 <= maxTotal { counts.0 += 1; x -= dx; y -= dy }
+        guard counts.0 <= maxTotal else { return nil }
+        let back = counts.2
         // Forwards.
         x = cx + dx
         y = cy + dy
-        while inside(x, y) && b.isDark(x, y) && counts[2] <= maxTotal { counts[2] += 1; x += dx; y += dy }
+        while inside(x, y) && b.isDark(x, y) && counts.2 <= maxTotal { counts.2 += 1; x += dx; y += dy }
         guard inside(x, y) else { return nil }
-        while inside(x, y) && !b.isDark(x, y) && counts[3] <= maxTotal { counts[3] += 1; x += dx; y += dy }
-        guard inside(x, y), counts[3] <= maxTotal else { return nil }
-        while inside(x, y) && b.isDark(x, y) && counts[4] <= maxTotal { counts[4] += 1; x += dx; y += dy }
-        guard counts[4] <= maxTotal else { return nil }
-        guard isFinderRatio(counts[0], counts[1], counts[2], counts[3], counts[4]) else { return nil }
+        while inside(x, y) && !b.isDark(x, y) && counts.3 <= maxTotal { counts.3 += 1; x += dx; y += dy }
+        guard inside(x, y), counts.3 <= maxTotal else { return nil }
+        while inside(x, y) && b.isDark(x, y) && counts.4 <= maxTotal { counts.4 += 1; x += dx; y += dy }
+        guard counts.4 <= maxTotal else { return nil }
+        guard isFinderRatio(counts.0, counts.1, counts.2, counts.3, counts.4) else { return nil }
         // Offset of the centre run's middle from (cx, cy), along the line.
-        let centre = Double(counts[2]) / 2 - Double(back) + 0.5
-        return (centre, counts.reduce(0, +))
+        let centre = Double(counts.2) / 2 - Double(back) + 0.5
+        return (centre, counts.0 + counts.1 + counts.2 + counts.3 + counts.4)
     }
 
     /// All finder patterns in `b`, merged across scan lines. `rowStep` skips rows for speed.
@@ -137,46 +137,57 @@ enum FinderLocator {
 
     /// Triples of patterns that look like one code (a right angle at the top-left, two equal sides,
     /// similar module sizes, a plausible version), best first.
-    static func triples(_ patterns: [FinderPattern], limit: Int = 400) -> [FinderTriple] {
-        let p = Array(patterns.sorted { $0.count > $1.count }.prefix(60))
-        var out: [FinderTriple] = []
+    static func triples(_ patterns: [FinderPattern], limit: Int = 2000) -> [FinderTriple] {
+        let p = patterns
         let n = p.count
         guard n >= 3 else { return [] }
-        for i in 0..<(n - 2) {
-            for j in (i + 1)..<(n - 1) {
-                let mij = max(p[i].module, p[j].module) / min(p[i].module, p[j].module)
-                if mij > 1.8 { continue }
-                for k in (j + 1)..<n {
-                    let ms = [p[i].module, p[j].module, p[k].module]
-                    let mratio = ms.max()! / ms.min()!
+        // Neighbours: patterns at a distance a code of some version could put them, similar in size.
+        var neighbours = [[Int]](repeating: [], count: n)
+        for i in 0..<n {
+            for j in (i + 1)..<n {
+                let mr = max(p[i].module, p[j].module) / min(p[i].module, p[j].module)
+                if mr > 1.8 { continue }
+                let dx = p[i].x - p[j].x, dy = p[i].y - p[j].y
+                let d = (dx * dx + dy * dy).squareRoot() / ((p[i].module + p[j].module) / 2)
+                if d < 9 || d > 260 { continue }
+                neighbours[i].append(j)
+                neighbours[j].append(i)
+            }
+        }
+        // Keep each pattern's nearest neighbours: a code's other two finders are among them.
+        for i in 0..<n where neighbours[i].count > 12 {
+            let d = { (j: Int) in (p[j].x - p[i].x) * (p[j].x - p[i].x) + (p[j].y - p[i].y) * (p[j].y - p[i].y) }
+            neighbours[i] = Array(neighbours[i].sorted { d($0) < d($1) }.prefix(12))
+        }
+        var out: [FinderTriple] = []
+        for c in 0..<n {
+            let nb = neighbours[c]
+            guard nb.count >= 2 else { continue }
+            let o = p[c]
+            for x in 0..<(nb.count - 1) {
+                for y in (x + 1)..<nb.count {
+                    let ia = nb[x], ib = nb[y]
+                    let a = p[ia], bb = p[ib]
+                    let mratio = max(o.module, a.module, bb.module) / min(o.module, a.module, bb.module)
                     if mratio > 1.8 { continue }
-                    let idx = [i, j, k]
-                    var best: FinderTriple?
-                    for c in 0..<3 {
-                        let a = p[idx[(c + 1) % 3]], bb = p[idx[(c + 2) % 3]], o = p[idx[c]]
-                        let ax = a.x - o.x, ay = a.y - o.y, bx = bb.x - o.x, by = bb.y - o.y
-                        let la = (ax * ax + ay * ay).squareRoot(), lb = (bx * bx + by * by).squareRoot()
-                        guard la > 0, lb > 0 else { continue }
-                        let cosine = (ax * bx + ay * by) / (la * lb)
-                        let sideRatio = max(la, lb) / min(la, lb)
-                        guard abs(cosine) < 0.45, sideRatio < 1.9 else { continue }
-                        let module = (o.module * 2 + a.module + bb.module) / 4
-                        let modules = (la + lb) / 2 / module + 7
-                        guard modules >= 15, modules <= 200 else { continue }
-                        let version = max(1, min(40, Int(((modules - 17) / 4).rounded())))
-                        let dimension = 17 + 4 * version
-                        let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1)
-                        let cross = ax * by - ay * bx
-                        let (tr, bl, ti, bi) = cross > 0
-                            ? (a, bb, idx[(c + 1) % 3], idx[(c + 2) % 3])
-                            : (bb, a, idx[(c + 2) % 3], idx[(c + 1) % 3])
-                        if best == nil || score < best!.score {
-                            best = FinderTriple(
-                                topLeft: o, topRight: tr, bottomLeft: bl, dimension: dimension, score: score,
-                                members: [idx[c], ti, bi])
-                        }
-                    }
-                    if let best { out.append(best) }
+                    let ax = a.x - o.x, ay = a.y - o.y, bx = bb.x - o.x, by = bb.y - o.y
+                    let la = (ax * ax + ay * ay).squareRoot(), lb = (bx * bx + by * by).squareRoot()
+                    guard la > 0, lb > 0 else { continue }
+                    let cosine = (ax * bx + ay * by) / (la * lb)
+                    let sideRatio = max(la, lb) / min(la, lb)
+                    guard abs(cosine) < 0.45, sideRatio < 1.9 else { continue }
+                    let module = (o.module * 2 + a.module + bb.module) / 4
+                    let modules = (la + lb) / 2 / module + 7
+                    guard modules >= 15, modules <= 200 else { continue }
+                    let version = max(1, min(40, Int(((modules - 17) / 4).rounded())))
+                    let dimension = 17 + 4 * version
+                    let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1)
+                    let cross = ax * by - ay * bx
+                    let (tr, bl, ti, bi) = cross > 0 ? (a, bb, ia, ib) : (bb, a, ib, ia)
+                    out.append(
+                        FinderTriple(
+                            topLeft: o, topRight: tr, bottomLeft: bl, dimension: dimension, score: score,
+                            members: [c, ti, bi]))
                 }
             }
         }
