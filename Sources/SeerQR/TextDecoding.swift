@@ -12,6 +12,13 @@ public enum TextDecoding {
     /// The decoded text and the character set's name, or `nil` when the bytes are not text.
     public static func decode(_ bytes: [UInt8]) -> (text: String, charset: String)? {
         if bytes.isEmpty { return ("", "utf-8") }
+        // Control bytes other than the allowed ones mean binary in every candidate character set.
+        for b in bytes where b < 0x20 || b == 0x7F {
+            switch b {
+            case 0x09, 0x0A, 0x0D, 0x1D, 0x1E, 0x04, 0x1C, 0x1F: continue
+            default: return nil
+            }
+        }
         if let s = String(validating: bytes, as: UTF8.self) {
             return isPlausibleText(s) ? (s, "utf-8") : nil
         }

@@ -23,7 +23,10 @@ final class ZBarScanner {
         handle = zbar_image_scanner_create()
         self.symbologies = symbologies
         zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for s in symbologies {
+        var enabled = symbologies
+        // zbar decodes UPC-A and UPC-E inside its EAN-13 decoder: that must be on for them.
+        if !symbologies.isDisjoint(with: [.upca, .upce]) { enabled.insert(.ean13) }
+        for s in enabled {
             zbar_image_scanner_set_config(handle, Self.zbarType(s), ZBAR_CFG_ENABLE, 1)
         }
         zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
@@ -79,7 +82,7 @@ final class ZBarScanner {
             var symbol = zbar_image_first_symbol(zimage)
             while let s = symbol {
                 defer { symbol = zbar_symbol_next(s) }
-                guard let kind = Self.symbology(zbar_symbol_get_type(s)) else { continue }
+                guard let kind = Self.symbology(zbar_symbol_get_type(s)), symbologies.contains(kind) else { continue }
                 let length = Int(zbar_symbol_get_data_length(s))
                 var bytes = [UInt8](repeating: 0, count: length)
                 if length > 0, let data = zbar_symbol_get_data(s) {

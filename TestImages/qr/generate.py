@@ -146,6 +146,28 @@ light = np.clip(np.asarray(img, dtype=float) * (0.55 + 0.45 * xx / 640), 0, 255)
 put("scene-textured", Image.fromarray(light, "L").filter(ImageFilter.GaussianBlur(0.8)), texts=["SCENE 3141"],
     note="rotated code on a textured, unevenly lit background")
 
+# 7. Linear barcodes (python-barcode), each with the symbology the reader must report.
+import barcode
+from barcode.writer import ImageWriter
+
+linear = [
+    ("ean13", "ean13", "4006381333931", "4006381333931"),
+    ("ean8", "ean8", "9638507", "96385074"),
+    ("upca", "upca", "03600029145", "036000291452"),
+    ("code128", "code128", "SEER-128/abc", "SEER-128/abc"),
+    ("code39", "code39", "SEER39", "SEER39"),
+    ("i25", "itf", "12345678901231", "12345678901231"),
+]
+for fmt, kind, data, expected in linear:
+    cls = barcode.get_barcode_class(kind)
+    kwargs = {"add_checksum": False} if kind == "code39" else {}
+    code = cls(data, writer=ImageWriter(), **kwargs)
+    img = code.render({"module_width": 0.3, "module_height": 12.0, "quiet_zone": 6.0, "font_size": 0,
+                       "write_text": False, "dpi": 300}).convert("L")
+    entry_texts = [expected]
+    put("linear-" + fmt, img, texts=entry_texts, note="symbology " + fmt)
+    manifest[-1]["symbology"] = fmt
+
 with open(os.path.join(OUT, "manifest.json"), "w", encoding="utf-8") as f:
     json.dump(manifest, f, ensure_ascii=False, indent=1)
 print(len(manifest), "fixtures")
