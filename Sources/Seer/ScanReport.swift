@@ -25,6 +25,21 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// Whether the data is GS1 (FNC1 in first position; separators are GS, 0x1D).
         public var gs1: Bool
 
+        enum CodingKeys: String, CodingKey { case format, text, bytes, charset, corners, box, quality, gs1 }
+
+        /// Encodes every key, `text` and `charset` as `null` when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(format, forKey: .format)
+            try c.encode(text, forKey: .text)
+            try c.encode(bytes, forKey: .bytes)
+            try c.encode(charset, forKey: .charset)
+            try c.encode(corners, forKey: .corners)
+            try c.encode(box, forKey: .box)
+            try c.encode(quality, forKey: .quality)
+            try c.encode(gs1, forKey: .gs1)
+        }
+
         /// The JSON form of a ``Symbol``.
         public init(_ s: Symbol) {
             format = s.symbology.rawValue

@@ -29,15 +29,16 @@ public final class CodeReader: Sendable {
         public var symbologies: Set<Symbology>
         /// The effort preset.
         public var preset: Preset
-        /// An upper bound on the time spent on one image, in milliseconds (checked between passes).
+        /// An upper bound on the processor time spent on one image, in milliseconds (checked between
+        /// passes and attempts; the calling thread's CPU time, so the result does not depend on load).
         public var timeBudgetMilliseconds: Int
 
-        /// Creates options; the time budget defaults by preset (fast 60, balanced 1000, thorough 3000 ms).
+        /// Creates options; the time budget defaults by preset (fast 60, balanced 1500, thorough 4000 ms).
         public init(symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil) {
             self.symbologies = symbologies.isEmpty ? [.qr] : symbologies
             self.preset = preset
             self.timeBudgetMilliseconds = timeBudgetMilliseconds
-                ?? (preset == .fast ? 60 : preset == .balanced ? 1000 : 3000)
+                ?? (preset == .fast ? 60 : preset == .balanced ? 1500 : 4000)
         }
     }
 
@@ -127,7 +128,7 @@ struct ReadSession {
     let work: GrayImage
     let scanner: ZBarScanner
     let options: CodeReader.Options
-    let start = ContinuousClock.now
+    let start = ReadSession.cpuMilliseconds()
     var found: [FoundSymbol] = []
     var wantsQR: Bool { options.symbologies.contains(.qr) }
 
@@ -137,10 +138,15 @@ struct ReadSession {
         self.options = options
     }
 
-    var elapsedMs: Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    /// The calling thread's CPU time: the budget counts work done, not time spent waiting for a
+    /// core on a loaded machine, so results do not depend on the load.
+    static func cpuMilliseconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
     }
+
+    var elapsedMs: Double { Self.cpuMilliseconds() - start }
     var outOfTime: Bool { elapsedMs > Double(options.timeBudgetMilliseconds) }
 
     // MARK: Passes
@@ -303,7 +309,9 @@ struct ReadSession {
     /// Samples the code through `h` (module coordinates → work pixels) onto an upright grid with a
     /// quiet zone, and hands it to zbar.
     mutating func readWarp(_ h: Homography, dimension: Int, module: Double, binarize: Bool) -> Bool {
-        let px = dimension > 100 ? 3 : 4
+        // Enough output pixels per module to keep the detail the photo has (at least 4, at most 6).
+        let sourceSide = dist(h.apply(0, 0), h.apply(Double(dimension), 0))
+        let px = max(4, min(6, Int((sourceSide * 1.0 / Double(dimension)).rounded(.up))))
         let quiet = 5
         let side = (dimension + 2 * quiet) * px
         let inv = 1.0 / Double(px)
@@ -323,6 +331,11 @@ struct ReadSession {
         }
         var warped = GrayImage(width: side, height: side, pixels: pixels)
         if binarize { warped = Imaging.binarize(warped, window: px * 9, offset: 3).gray }
+        if Self.debug, let dir = getenv("SEER_QR_DEBUG_DIR") {
+            let path = String(cString: dir) + "/warp-\(Int(elapsedMs * 1000)).png"
+            try? PNGWriter.write(warped, to: path)
+            debugLog("warp dim \(dimension) -> \(path)")
+        }
         var ok = false
         for raw in scanner.scan(warped) where raw.symbology == .qr {
             let pts = raw.points.map { h.apply(($0.x + 0.5) * inv - Double(quiet), ($0.y + 0.5) * inv - Double(quiet)) }

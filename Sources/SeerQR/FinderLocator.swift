@@ -30,16 +30,19 @@ enum FinderLocator {
         let total = r0 + r1 + r2 + r3 + r4
         guard total >= 7 else { return false }
         let m = Double(total) / 7
-        let tol = m * 0.75
+        let tol = m * 0.7
+        // The centre run must stand out: an alignment pattern (1:1:1:1:1) must not pass.
+        let centre = Double(r2)
         return abs(Double(r0) - m) < tol && abs(Double(r1) - m) < tol && abs(Double(r3) - m) < tol
-            && abs(Double(r4) - m) < tol && abs(Double(r2) - 3 * m) < 3 * tol
+            && abs(Double(r4) - m) < tol && centre > 1.8 * m && centre < 4.5 * m
+            && centre >= 1.4 * Double(max(r0, r4))
     }
 
     /// Runs along a line through (`cx`, `cy`) in direction (`dx`, `dy`): the centre dark run's extent
     /// and the four runs around it. Returns the centre offset along the line and the total, or nil.
     static func crossCheck(
         _ b: BinaryImage, _ cx: Int, _ cy: Int, _ dx: Int, _ dy: Int, maxTotal: Int
-    ) -> (centre: Double, total: Int)? {
+    ) -> (centre: Double, total: Int, module: Double)? {
         let w = b.width, h = b.height
         @inline(__always) func inside(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h }
         guard inside(cx, cy), b.isDark(cx, cy) else { return nil }
@@ -65,7 +68,11 @@ enum FinderLocator {
         guard isFinderRatio(counts.0, counts.1, counts.2, counts.3, counts.4) else { return nil }
         // Offset of the centre run's middle from (cx, cy), along the line.
         let centre = Double(counts.2) / 2 - Double(back) + 0.5
-        return (centre, counts.0 + counts.1 + counts.2 + counts.3 + counts.4)
+        // Module size: the inner runs are least affected by neighbouring dark modules merging in.
+        let total = counts.0 + counts.1 + counts.2 + counts.3 + counts.4
+        let inner = Double(counts.1 + counts.2 + counts.3) / 5
+        let estimates = [Double(total) / 7, Double(counts.2) / 3, inner].sorted()
+        return (centre, total, estimates[1])
     }
 
     /// All finder patterns in `b`, merged across scan lines. `rowStep` skips rows for speed.
@@ -119,7 +126,7 @@ enum FinderLocator {
         // A diagonal check rejects most text and textures.
         guard let d = crossCheck(b, Int(nx), Int(ny), 1, 1, maxTotal: maxTotal * 2) else { return }
         _ = d
-        let module = Double(v.total + hz.total) / 14
+        let module = (v.module + hz.module) / 2
         for k in found.indices {
             let f = found[k]
             let dist = max(abs(f.x - nx), abs(f.y - ny))

@@ -15,8 +15,9 @@ struct ZXingPhotoTests {
         let expected = try #require(Self.photos.first { $0.path == path }?.expected)
         let image = try ImageDecoder.decode(contentsOf: path).gray
         let texts = Self.reader.read(image).compactMap(\.text).map(Fixtures.droppingNewline)
-        // Each text read must be the right one; reading nothing is allowed here, and counted below.
-        for t in texts { #expect(t == expected, "\(path)") }
+        // Reading nothing is allowed here (counted below); reading something means reading the right
+        // text (a photo may hold a second, different code besides the expected one).
+        if !texts.isEmpty { #expect(texts.contains(expected), "\(path): \(texts)") }
     }
 
     @Test("at least 97 % read exactly")
