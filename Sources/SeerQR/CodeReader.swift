@@ -295,15 +295,34 @@ struct ReadSession {
                 transforms.append(h)
             }
             if let h = Homography(affineFrom: from, to: to) { transforms.append(h) }
+            if let h = Self.perspectiveFromModuleSizes(t, dimension: d, from: from, to: to) {
+                transforms.insert(h, at: min(1, transforms.count))
+            }
             let module = t.topLeft.module * s
             for (j, h) in transforms.enumerated() {
                 if j > 0 && (!retries || outOfTime) { break }
                 if readWarp(h, dimension: dim, module: module, binarize: false) { return true }
                 if retries && !outOfTime && readWarp(h, dimension: dim, module: module, binarize: true) { return true }
+                if retries && !outOfTime && readGrid(h, dimension: dim, module: module) { return true }
             }
             if !retries { break }
         }
         return false
+    }
+
+    /// A fourth corner from how the module size changes between the three finders: under a
+    /// projective map the local scale goes as 1/w, and w is affine in module coordinates.
+    static func perspectiveFromModuleSizes(_ t: FinderTriple, dimension d: Double, from: [Point], to: [Point]) -> Homography? {
+        let mTL = t.topLeft.module, mTR = t.topRight.module, mBL = t.bottomLeft.module
+        guard mTL > 0, mTR > 0, mBL > 0 else { return nil }
+        let wTR = mTL / mTR, wBL = mTL / mBL
+        // Only worth it when the sizes really differ; otherwise this is the affine guess again.
+        guard abs(wTR - 1) > 0.08 || abs(wBL - 1) > 0.08 else { return nil }
+        let wBR = wTR + wBL - 1
+        guard wBR > 0.2 else { return nil }
+        let x = (to[1].x * wTR + to[2].x * wBL - to[0].x) / wBR
+        let y = (to[1].y * wTR + to[2].y * wBL - to[0].y) / wBR
+        return Homography(from: from + [Point(x: d - 3.5, y: d - 3.5)], to: to + [Point(x: x, y: y)])
     }
 
     /// Samples the code through `h` (module coordinates → work pixels) onto an upright grid with a
@@ -340,6 +359,66 @@ struct ReadSession {
         for raw in scanner.scan(warped) where raw.symbology == .qr {
             let pts = raw.points.map { h.apply(($0.x + 0.5) * inv - Double(quiet), ($0.y + 0.5) * inv - Double(quiet)) }
             if add(raw, corners: Self.corners(raw, pts), module: module) { ok = true } else { ok = true }
+        }
+        return ok
+    }
+
+    /// Samples each module's centre through `h`, decides dark or light against the mean of the
+    /// modules around it, and draws a crisp code (4 px modules, 4-module quiet zone) for zbar: for
+    /// blurred, glared or unevenly lit codes whose warped image zbar cannot threshold.
+    mutating func readGrid(_ h: Homography, dimension: Int, module: Double) -> Bool {
+        let n = dimension
+        var values = [Double](repeating: 0, count: n * n)
+        let img = work
+        img.pixels.withUnsafeBufferPointer { p in
+            for j in 0..<n {
+                for i in 0..<n {
+                    var sum = 0.0
+                    for (du, dv) in [(0.5, 0.5), (0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7)] {
+                        let q = h.apply(Double(i) + du, Double(j) + dv)
+                        sum += Double(Imaging.sample(p, img.width, img.height, q.x - 0.5, q.y - 0.5))
+                    }
+                    values[j * n + i] = sum / 5
+                }
+            }
+        }
+        // Local mean over a window of modules (integral image on the module grid).
+        let r = max(3, n / 8)
+        var integral = [Double](repeating: 0, count: (n + 1) * (n + 1))
+        for j in 0..<n {
+            var row = 0.0
+            for i in 0..<n {
+                row += values[j * n + i]
+                integral[(j + 1) * (n + 1) + i + 1] = integral[j * (n + 1) + i + 1] + row
+            }
+        }
+        let px = 4, quiet = 4
+        let side = (n + 2 * quiet) * px
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        for j in 0..<n {
+            let j0 = max(0, j - r), j1 = min(n, j + r + 1)
+            for i in 0..<n {
+                let i0 = max(0, i - r), i1 = min(n, i + r + 1)
+                let sum = integral[j1 * (n + 1) + i1] - integral[j0 * (n + 1) + i1] - integral[j1 * (n + 1) + i0]
+                    + integral[j0 * (n + 1) + i0]
+                let mean = sum / Double((j1 - j0) * (i1 - i0))
+                guard values[j * n + i] < mean else { continue }
+                for y in 0..<px {
+                    let base = ((j + quiet) * px + y) * side + (i + quiet) * px
+                    for x in 0..<px { pixels[base + x] = 0 }
+                }
+            }
+        }
+        let grid = GrayImage(width: side, height: side, pixels: pixels)
+        if Self.debug, let dir = getenv("SEER_QR_DEBUG_DIR") {
+            try? PNGWriter.write(grid, to: String(cString: dir) + "/grid-\(Int(elapsedMs * 1000)).png")
+        }
+        var ok = false
+        let inv = 1.0 / Double(px)
+        for raw in scanner.scan(grid) where raw.symbology == .qr {
+            let pts = raw.points.map { h.apply(Double($0.x) * inv - Double(quiet), Double($0.y) * inv - Double(quiet)) }
+            add(raw, corners: Self.corners(raw, pts), module: module)
+            ok = true
         }
         return ok
     }

@@ -6,6 +6,16 @@ struct FinderPattern: Sendable {
     var module: Double
     /// How many scan lines confirmed it.
     var count: Int
+    /// Module size measured across (x) and down (y).
+    var moduleX: Double = 0
+    var moduleY: Double = 0
+
+    /// The module size along a direction (perspective makes it differ between axes).
+    func module(along dx: Double, _ dy: Double) -> Double {
+        let l = (dx * dx + dy * dy).squareRoot()
+        guard l > 0, moduleX > 0, moduleY > 0 else { return module }
+        return (abs(dx) * moduleX + abs(dy) * moduleY) / l
+    }
 }
 
 /// Three finder patterns that may be one code, in reading order, with the code's estimated size.
@@ -135,11 +145,13 @@ enum FinderLocator {
                 found[k].x = (f.x * c + nx) / (c + 1)
                 found[k].y = (f.y * c + ny) / (c + 1)
                 found[k].module = (f.module * c + module) / (c + 1)
+                found[k].moduleX = (f.moduleX * c + hz.module) / (c + 1)
+                found[k].moduleY = (f.moduleY * c + v.module) / (c + 1)
                 found[k].count += 1
                 return
             }
         }
-        found.append(FinderPattern(x: nx, y: ny, module: module, count: 1))
+        found.append(FinderPattern(x: nx, y: ny, module: module, count: 1, moduleX: hz.module, moduleY: v.module))
     }
 
     /// Triples of patterns that look like one code (a right angle at the top-left, two equal sides,
@@ -153,7 +165,7 @@ enum FinderLocator {
         for i in 0..<n {
             for j in (i + 1)..<n {
                 let mr = max(p[i].module, p[j].module) / min(p[i].module, p[j].module)
-                if mr > 1.8 { continue }
+                if mr > 2.2 { continue }
                 let dx = p[i].x - p[j].x, dy = p[i].y - p[j].y
                 let d = (dx * dx + dy * dy).squareRoot() / ((p[i].module + p[j].module) / 2)
                 if d < 9 || d > 260 { continue }
@@ -176,16 +188,18 @@ enum FinderLocator {
                     let ia = nb[x], ib = nb[y]
                     let a = p[ia], bb = p[ib]
                     let mratio = max(o.module, a.module, bb.module) / min(o.module, a.module, bb.module)
-                    if mratio > 1.8 { continue }
+                    if mratio > 2.2 { continue }
                     let ax = a.x - o.x, ay = a.y - o.y, bx = bb.x - o.x, by = bb.y - o.y
                     let la = (ax * ax + ay * ay).squareRoot(), lb = (bx * bx + by * by).squareRoot()
                     guard la > 0, lb > 0 else { continue }
                     let cosine = (ax * bx + ay * by) / (la * lb)
                     let sideRatio = max(la, lb) / min(la, lb)
-                    guard abs(cosine) < 0.45, sideRatio < 1.9 else { continue }
-                    let module = (o.module * 2 + a.module + bb.module) / 4
-                    let modules = (la + lb) / 2 / module + 7
-                    guard modules >= 15, modules <= 200 else { continue }
+                    guard abs(cosine) < 0.6, sideRatio < 2.5 else { continue }
+                    // Modules between centres along each side, with each side's own module size.
+                    let ma = (o.module(along: ax, ay) + a.module(along: ax, ay)) / 2
+                    let mb = (o.module(along: bx, by) + bb.module(along: bx, by)) / 2
+                    let modules = (la / ma + lb / mb) / 2 + 7
+                    guard modules >= 10, modules <= 200 else { continue }
                     let version = max(1, min(40, Int(((modules - 17) / 4).rounded())))
                     let dimension = 17 + 4 * version
                     let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1)
