@@ -199,8 +199,20 @@ struct ReadSession {
             let g = Imaging.otsu(l0)
             zbarPass(g.gray, scale: f0)
             if found.isEmpty && !outOfTime { _ = locatorPass(g, scale: f0, retries: true) }
+            // Still nothing: accept finder patterns of looser shape (textured, outlined modules).
+            if found.isEmpty && !outOfTime { _ = locatorPass(g, scale: f0, retries: true, loose: true) }
+            if found.isEmpty && !outOfTime { _ = locatorPass(bin0, scale: f0, retries: true, loose: true) }
         }
-        // 8. Tiny images and tiny codes: enlarge.
+        // 8. Textured or speckled modules: a median filter, then zbar and the locator again.
+        if found.isEmpty && !outOfTime {
+            let smooth = Imaging.median3(l0)
+            zbarPass(smooth, scale: f0)
+            if found.isEmpty && !outOfTime {
+                let b = Imaging.binarize(smooth, window: window0)
+                _ = locatorPass(b, scale: f0, retries: true)
+            }
+        }
+        // 9. Tiny images and tiny codes: enlarge.
         if (found.isEmpty || preset == .thorough) && !outOfTime && max(work.width, work.height) <= 1400 {
             let factor = max(work.width, work.height) < 300 ? 4 : 2
             let up = Imaging.upscaled(work, by: factor)
@@ -214,7 +226,7 @@ struct ReadSession {
                 _ = locatorPass(b, scale: (inv, inv), retries: true)
             }
         }
-        // 9. Thorough: other binarisation windows on the reduced level.
+        // 10. Thorough: other binarisation windows on the reduced level.
         if preset == .thorough && !outOfTime {
             for div in [6, 24] where !outOfTime {
                 let b = Imaging.binarize(l0, window: max(16, max(l0.width, l0.height) / div))
@@ -246,8 +258,8 @@ struct ReadSession {
     /// Finds finder triples in `bin` (coordinates times `scale` are work coordinates), warps each
     /// candidate from the work image and reads it. Returns how many strong finder patterns are left
     /// that no read code explains.
-    mutating func locatorPass(_ bin: BinaryImage, scale: (Double, Double), retries: Bool) -> Int {
-        let patterns = FinderLocator.find(bin)
+    mutating func locatorPass(_ bin: BinaryImage, scale: (Double, Double), retries: Bool, loose: Bool = false) -> Int {
+        let patterns = FinderLocator.find(bin, loose: loose)
         if Self.debug { debugLog("found patterns") }
         let toWork = { (p: FinderPattern) in Point(x: p.x * scale.0, y: p.y * scale.1) }
         func explained(_ p: FinderPattern) -> Bool {

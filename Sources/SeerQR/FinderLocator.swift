@@ -36,10 +36,16 @@ struct FinderTriple: Sendable {
 enum FinderLocator {
     /// Whether five run lengths have the finder ratio 1:1:3:1:1 (loosely, for blur and perspective).
     @inline(__always)
-    static func isFinderRatio(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int, _ r4: Int) -> Bool {
+    static func isFinderRatio(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int, _ r4: Int, loose: Bool = false) -> Bool {
         let total = r0 + r1 + r2 + r3 + r4
         guard total >= 7 else { return false }
         let m = Double(total) / 7
+        if loose {
+            // Textured or outlined modules: any centre run that is clearly the longest.
+            let tol = m * 0.75
+            return abs(Double(r0) - m) < tol && abs(Double(r1) - m) < tol && abs(Double(r3) - m) < tol
+                && abs(Double(r4) - m) < tol && abs(Double(r2) - 3 * m) < 3 * tol
+        }
         let tol = m * 0.7
         // The centre run must stand out: an alignment pattern (1:1:1:1:1) must not pass.
         let centre = Double(r2)
@@ -51,7 +57,7 @@ enum FinderLocator {
     /// Runs along a line through (`cx`, `cy`) in direction (`dx`, `dy`): the centre dark run's extent
     /// and the four runs around it. Returns the centre offset along the line and the total, or nil.
     static func crossCheck(
-        _ b: BinaryImage, _ cx: Int, _ cy: Int, _ dx: Int, _ dy: Int, maxTotal: Int
+        _ b: BinaryImage, _ cx: Int, _ cy: Int, _ dx: Int, _ dy: Int, maxTotal: Int, loose: Bool = false
     ) -> (centre: Double, total: Int, module: Double)? {
         let w = b.width, h = b.height
         @inline(__always) func inside(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h }
@@ -75,7 +81,7 @@ enum FinderLocator {
         guard inside(x, y), counts.3 <= maxTotal else { return nil }
         while inside(x, y) && b.isDark(x, y) && counts.4 <= maxTotal { counts.4 += 1; x += dx; y += dy }
         guard counts.4 <= maxTotal else { return nil }
-        guard isFinderRatio(counts.0, counts.1, counts.2, counts.3, counts.4) else { return nil }
+        guard isFinderRatio(counts.0, counts.1, counts.2, counts.3, counts.4, loose: loose) else { return nil }
         // Offset of the centre run's middle from (cx, cy), along the line.
         let centre = Double(counts.2) / 2 - Double(back) + 0.5
         // Module size: the inner runs are least affected by neighbouring dark modules merging in.
@@ -86,7 +92,7 @@ enum FinderLocator {
     }
 
     /// All finder patterns in `b`, merged across scan lines. `rowStep` skips rows for speed.
-    static func find(_ b: BinaryImage, rowStep: Int = 1) -> [FinderPattern] {
+    static func find(_ b: BinaryImage, rowStep: Int = 1, loose: Bool = false) -> [FinderPattern] {
         var found: [FinderPattern] = []
         let w = b.width
         var runs = [Int](repeating: 0, count: w + 1)
@@ -109,12 +115,12 @@ enum FinderLocator {
             }
             if n >= 5 {
                 for i in 0..<(n - 4) where colours[i] == 1 {
-                    guard isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4]) else {
+                    guard isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4], loose: loose) else {
                         continue
                     }
                     let total = runs[i] + runs[i + 1] + runs[i + 2] + runs[i + 3] + runs[i + 4]
                     let cx = Double(starts[i + 2]) + Double(runs[i + 2]) / 2
-                    confirm(b, cx: cx, cy: Double(y) + 0.5, total: total, into: &found)
+                    confirm(b, cx: cx, cy: Double(y) + 0.5, total: total, loose: loose, into: &found)
                 }
             }
             y += rowStep
@@ -123,24 +129,25 @@ enum FinderLocator {
     }
 
     private static func confirm(
-        _ b: BinaryImage, cx: Double, cy: Double, total: Int, into found: inout [FinderPattern]
+        _ b: BinaryImage, cx: Double, cy: Double, total: Int, loose: Bool, into found: inout [FinderPattern]
     ) {
         let maxTotal = total * 3
         let ix = Int(cx), iy = Int(cy)
-        guard let v = crossCheck(b, ix, iy, 0, 1, maxTotal: maxTotal) else { return }
+        guard let v = crossCheck(b, ix, iy, 0, 1, maxTotal: maxTotal, loose: loose) else { return }
         let ny = Double(iy) + v.centre
-        guard let hz = crossCheck(b, ix, Int(ny), 1, 0, maxTotal: maxTotal) else { return }
+        guard let hz = crossCheck(b, ix, Int(ny), 1, 0, maxTotal: maxTotal, loose: loose) else { return }
         let nx = Double(ix) + hz.centre
         let ratio = Double(v.total) / Double(hz.total)
         guard ratio > 0.4, ratio < 2.5 else { return }
         // A diagonal check rejects most text and textures.
-        guard let d = crossCheck(b, Int(nx), Int(ny), 1, 1, maxTotal: maxTotal * 2) else { return }
+        guard let d = crossCheck(b, Int(nx), Int(ny), 1, 1, maxTotal: maxTotal * 2, loose: loose) else { return }
         _ = d
         let module = (v.module + hz.module) / 2
+        let span = Double(v.total + hz.total) / 14
         for k in found.indices {
             let f = found[k]
             let dist = max(abs(f.x - nx), abs(f.y - ny))
-            if dist <= max(f.module, module) * 2, max(f.module, module) / min(f.module, module) < 1.6 {
+            if dist <= max(f.module, module, span) * 2, max(f.module, module) / min(f.module, module) < 1.6 {
                 let c = Double(f.count)
                 found[k].x = (f.x * c + nx) / (c + 1)
                 found[k].y = (f.y * c + ny) / (c + 1)

@@ -144,4 +144,35 @@ enum Imaging {
         }
         return BinaryImage(width: image.width, height: image.height, bits: image.pixels.map { Int($0) <= level ? 1 : 0 })
     }
+
+    /// 3×3 median filter (edges copied): removes texture and speckle inside modules while keeping
+    /// module edges sharp.
+    static func median3(_ image: GrayImage) -> GrayImage {
+        let w = image.width, h = image.height
+        guard w >= 3, h >= 3 else { return image }
+        var out = image.pixels
+        image.pixels.withUnsafeBufferPointer { p in
+            out.withUnsafeMutableBufferPointer { o in
+                var v = [UInt8](repeating: 0, count: 9)
+                for y in 1..<(h - 1) {
+                    for x in 1..<(w - 1) {
+                        var k = 0
+                        for dy in -1...1 {
+                            let row = (y + dy) * w + x
+                            v[k] = p[row - 1]; v[k + 1] = p[row]; v[k + 2] = p[row + 1]
+                            k += 3
+                        }
+                        // Partial selection: the 5th smallest of 9.
+                        for i in 0..<5 {
+                            var m = i
+                            for j in (i + 1)..<9 where v[j] < v[m] { m = j }
+                            if m != i { v.swapAt(i, m) }
+                        }
+                        o[y * w + x] = v[4]
+                    }
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
 }
