@@ -33,12 +33,12 @@ public final class CodeReader: Sendable {
         /// passes and attempts; the calling thread's CPU time, so the result does not depend on load).
         public var timeBudgetMilliseconds: Int
 
-        /// Creates options; the time budget defaults by preset (fast 60, balanced 1500, thorough 4000 ms).
+        /// Creates options; the time budget defaults by preset (fast 250, balanced 1500, thorough 4000 ms).
         public init(symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil) {
             self.symbologies = symbologies.isEmpty ? [.qr] : symbologies
             self.preset = preset
             self.timeBudgetMilliseconds = timeBudgetMilliseconds
-                ?? (preset == .fast ? 60 : preset == .balanced ? 1500 : 4000)
+                ?? (preset == .fast ? 250 : preset == .balanced ? 1500 : 4000)
         }
     }
 
@@ -158,21 +158,33 @@ struct ReadSession {
         let l0 = Imaging.fit(work, maxSide: l0Side)
         let f0 = (Double(work.width) / Double(l0.width), Double(work.height) / Double(l0.height))
 
-        // 1. zbar as it comes on the reduced level.
-        zbarPass(l0, scale: f0)
         if !wantsQR {
+            zbarPass(l0, scale: f0)
             linearPasses(l0, f0)
             return
         }
-        // 2. The locator on a locally binarised reduced level.
         let window0 = max(24, max(l0.width, l0.height) / 12)
-        let bin0 = Imaging.binarize(l0, window: window0)
-        if Self.debug { debugLog("binarised") }
-        var unexplained = locatorPass(bin0, scale: f0, retries: preset != .fast)
         if preset == .fast {
+            // The locator first (cheap, and it reads most codes); zbar on the whole level only for
+            // what it leaves unexplained.
+            let bin0 = Imaging.binarize(l0, window: window0)
+            let unexplained = locatorPass(bin0, scale: f0, retries: true)
+            if (found.isEmpty || unexplained > 0) && !outOfTime { zbarPass(l0, scale: f0) }
             if found.isEmpty && !outOfTime { zbarPass(bin0.gray, scale: f0) }
+            if found.isEmpty && !outOfTime && max(l0.width, l0.height) >= 600 {
+                let half = l0.downscaled(by: 2)
+                let f = (f0.0 * Double(l0.width) / Double(half.width), f0.1 * Double(l0.height) / Double(half.height))
+                let b = Imaging.binarize(half, window: max(24, max(half.width, half.height) / 6))
+                _ = locatorPass(b, scale: f, retries: true)
+            }
             return
         }
+        // 1. zbar as it comes on the reduced level.
+        zbarPass(l0, scale: f0)
+        // 2. The locator on a locally binarised reduced level.
+        let bin0 = Imaging.binarize(l0, window: window0)
+        if Self.debug { debugLog("binarised") }
+        var unexplained = locatorPass(bin0, scale: f0, retries: true)
         // 3. zbar on the binarised level (glare, shadows) when something may be left.
         if (found.isEmpty || unexplained > 0) && !outOfTime { zbarPass(bin0.gray, scale: f0) }
         // 4. Coarser level for close-ups whose modules are too big for the window.
