@@ -56,7 +56,7 @@ public final class CodeReader: Sendable {
     /// the long side is kept at about 1024 (fast), 2048 (balanced) or in full (thorough).
     public static func decodeScale(width: Int, height: Int, preset: Preset) -> Int {
         let side = max(width, height)
-        let target = preset == .fast ? 1100 : preset == .balanced ? 2100 : Int.max
+        let target = preset == .fast ? 2100 : preset == .balanced ? 2100 : Int.max
         var s = 1
         while s < 8 && side / s > target { s *= 2 }
         return s
@@ -168,8 +168,15 @@ struct ReadSession {
             // The locator first (cheap, and it reads most codes); zbar on the whole level only for
             // what it leaves unexplained.
             let bin0 = Imaging.binarize(l0, window: window0)
-            let unexplained = locatorPass(bin0, scale: f0, retries: true)
+            var unexplained = locatorPass(bin0, scale: f0, retries: false)
+            if unexplained > 0 && !outOfTime { unexplained = locatorPass(bin0, scale: f0, retries: true) }
             if (found.isEmpty || unexplained > 0) && !outOfTime { zbarPass(l0, scale: f0) }
+            // Codes too small for the reduced level: the locator once more at full detail.
+            let small = found.contains { $0.module > 0 && $0.module / f0.0 < 3 }
+            if work.width > l0.width && (small || unexplained > 0) && !outOfTime {
+                let b1 = Imaging.binarize(work, window: max(24, max(work.width, work.height) / 16))
+                _ = locatorPass(b1, scale: (1, 1), retries: false)
+            }
             if found.isEmpty && !outOfTime { zbarPass(bin0.gray, scale: f0) }
             if found.isEmpty && !outOfTime && max(l0.width, l0.height) >= 600 {
                 let half = l0.downscaled(by: 2)
