@@ -170,7 +170,7 @@ struct ReadSession {
             let bin0 = Imaging.binarize(l0, window: window0)
             var unexplained = locatorPass(bin0, scale: f0, retries: false)
             if unexplained > 0 && !outOfTime { unexplained = locatorPass(bin0, scale: f0, retries: true) }
-            if (found.isEmpty || unexplained > 0) && !outOfTime { zbarPass(l0, scale: f0) }
+            if (found.isEmpty || unexplained > 0) && !outOfTime { zbarPass(l0, scale: f0, density: 2) }
             // Codes too small for the reduced level: the locator once more at full detail.
             let small = found.contains { $0.module > 0 && $0.module / f0.0 < 3 }
             if work.width > l0.width && (small || unexplained > 0) && !outOfTime {
@@ -266,9 +266,9 @@ struct ReadSession {
     }
 
     /// zbar over a whole image whose coordinates times `scale` are work coordinates.
-    mutating func zbarPass(_ image: GrayImage, scale: (Double, Double)) {
+    mutating func zbarPass(_ image: GrayImage, scale: (Double, Double), density: Int = 1) {
         if Self.debug { debugLog("zbar \(image.width)x\(image.height)") }
-        for raw in scanner.scan(image) {
+        for raw in scanner.scan(image, density: density) {
             let pts = raw.points.map { Point(x: ($0.x + 0.5) * scale.0, y: ($0.y + 0.5) * scale.1) }
             add(raw, corners: Self.corners(raw, pts), module: 0)
         }
