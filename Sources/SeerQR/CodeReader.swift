@@ -33,12 +33,12 @@ public final class CodeReader: Sendable {
         /// passes and attempts; the calling thread's CPU time, so the result does not depend on load).
         public var timeBudgetMilliseconds: Int
 
-        /// Creates options; the time budget defaults by preset (fast 250, balanced 1500, thorough 4000 ms).
+        /// Creates options; the time budget defaults by preset (fast 250, balanced 2500, thorough 5000 ms).
         public init(symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil) {
             self.symbologies = symbologies.isEmpty ? [.qr] : symbologies
             self.preset = preset
             self.timeBudgetMilliseconds = timeBudgetMilliseconds
-                ?? (preset == .fast ? 250 : preset == .balanced ? 1500 : 4000)
+                ?? (preset == .fast ? 250 : preset == .balanced ? 2500 : 5000)
         }
     }
 

@@ -68,7 +68,7 @@ enum Imaging {
         guard side > maxSide, maxSide > 0 else { return image }
         // An integer factor landing within 10 % of the target is much cheaper (box averaging).
         let factor = Int((Double(side) / Double(maxSide)).rounded())
-        if factor >= 2, Double(side / factor) <= Double(maxSide) * 1.1, Double(side / factor) >= Double(maxSide) * 0.85 {
+        if factor >= 2, side % factor == 0, side / factor == maxSide {
             return image.downscaled(by: factor)
         }
         let f = Double(maxSide) / Double(side)
