@@ -80,8 +80,7 @@ public final class CodeReader: Sendable {
         session.run()
         return session.found.map { f in
             let corners = f.corners.map { Point(x: $0.x * scaleX, y: $0.y * scaleY) }
-            let decoded = f.raw.symbology == .qr || f.raw.symbology == .code128 || f.raw.symbology == .code39
-                ? TextDecoding.decode(f.raw.bytes) : TextDecoding.decode(f.raw.bytes)
+            let decoded = TextDecoding.decode(f.raw.bytes)
             return Symbol(
                 symbology: f.raw.symbology, bytes: f.raw.bytes, text: decoded?.text, charset: decoded?.charset,
                 corners: corners, quality: f.raw.quality, isGS1: f.raw.isGS1)
@@ -389,7 +388,9 @@ struct ReadSession {
         var ok = false
         for raw in scanner.scan(warped) where raw.symbology == .qr {
             let pts = raw.points.map { h.apply(($0.x + 0.5) * inv - Double(quiet), ($0.y + 0.5) * inv - Double(quiet)) }
-            if add(raw, corners: Self.corners(raw, pts), module: module) { ok = true } else { ok = true }
+            // A read counts even when it repeats a code already found: the candidate is explained.
+            add(raw, corners: Self.corners(raw, pts), module: module)
+            ok = true
         }
         return ok
     }
