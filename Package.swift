@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SeerVerify", targets: ["SeerVerify"]),
         .library(name: "SeerStore", targets: ["SeerStore"]),
         .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
+        .library(name: "SeerQR", targets: ["SeerQR"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -69,8 +70,12 @@ let package = Package(
             resources: [.embedInCode("Resources/grammars.txt")],
             swiftSettings: swiftSettings),
         .target(
+            name: "SeerQR",
+            dependencies: ["SeerImage", "CZBar", "CSeerLoader"],
+            swiftSettings: swiftSettings),
+        .target(
             name: "Seer",
-            dependencies: ["SeerImage", "SeerVerify", "SeerStore", "SeerCodegen", "SeerPlate", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerCodegen", "SeerPlate", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
@@ -109,6 +114,10 @@ let package = Package(
             name: "SeerCodegenTests",
             dependencies: ["SeerCodegen", "SeerImage"],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerQRTests",
+            dependencies: ["SeerQR", "Seer"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",

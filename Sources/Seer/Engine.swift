@@ -1,4 +1,5 @@
 import SeerImage
+import SeerQR
 
 /// The public facade: configured once, then shared freely across tasks and threads.
 ///
@@ -15,19 +16,25 @@ public final class Engine: Sendable {
         public var plateVariants: any PlateVariantProvider = ConfusionVariants()
         /// Preset texts and the length limit for plate messages.
         public var messages = MessagePolicy()
+        /// What codes to read and how hard (QR, balanced preset by default).
+        public var codes: CodeReader.Options
 
         /// Creates a configuration; every parameter has the documented default.
-        public init(decode: DecodeOptions = DecodeOptions()) {
+        public init(decode: DecodeOptions = DecodeOptions(), codes: CodeReader.Options = CodeReader.Options()) {
             self.decode = decode
+            self.codes = codes
         }
     }
 
     /// The configuration this engine was made with.
     public let configuration: Configuration
+    /// The code reader (holds a pool of zbar scanners, one per worker).
+    let codeReader: CodeReader
 
     /// Creates an engine.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.codeReader = CodeReader(options: configuration.codes)
     }
 
     /// Decodes the photo at `path` as configured (format from the bytes, orientation applied).

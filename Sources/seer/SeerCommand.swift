@@ -11,6 +11,6 @@ struct SeerCommand: ParsableCommand {
             1 an input failed, 2 nothing was read (scan), 64 usage error.
             """,
         version: seerVersion,
-        subcommands: [Info.self, Decode.self, Verify.self, History.self, Stats.self, Registry.self, ChargerCommand.self, Plate.self]
+        subcommands: [Info.self, Decode.self, Scan.self, Plate.self, Verify.self, History.self, Stats.self, Registry.self, ChargerCommand.self]
     )
 }

@@ -1,0 +1,106 @@
+import SeerImage
+import SeerQR
+
+/// What `seer scan` reports for one photo, one JSON object per line: `file`, `width`, `height`,
+/// `orientation` (as `seer info` reports them) and `symbols`. Further keys may be added; none is renamed.
+public struct ScanReport: Codable, Sendable, Equatable {
+    /// One code read.
+    public struct ScannedSymbol: Codable, Sendable, Equatable {
+        /// The symbology: `qr`, `ean13`, `ean8`, `upca`, `upce`, `code128`, `code39`, `i25`,
+        /// `databar`, `databar-exp`.
+        public var format: String
+        /// The payload as text, or `null` when it is binary.
+        public var text: String?
+        /// The payload bytes, base64.
+        public var bytes: String
+        /// The character set `text` was decoded with, when there is text.
+        public var charset: String?
+        /// Four corners `[[x, y], …]` (top-left, top-right, bottom-right, bottom-left as the code reads)
+        /// in the displayed image's pixels.
+        public var corners: [[Double]]
+        /// The axis-aligned box around the corners: `[x, y, width, height]`.
+        public var box: [Double]
+        /// zbar's quality score (zbar's own measure; for QR always 1).
+        public var quality: Int
+        /// Whether the data is GS1 (FNC1 in first position; separators are GS, 0x1D).
+        public var gs1: Bool
+
+        enum CodingKeys: String, CodingKey { case format, text, bytes, charset, corners, box, quality, gs1 }
+
+        /// Encodes every key, `text` and `charset` as `null` when absent.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(format, forKey: .format)
+            try c.encode(text, forKey: .text)
+            try c.encode(bytes, forKey: .bytes)
+            try c.encode(charset, forKey: .charset)
+            try c.encode(corners, forKey: .corners)
+            try c.encode(box, forKey: .box)
+            try c.encode(quality, forKey: .quality)
+            try c.encode(gs1, forKey: .gs1)
+        }
+
+        /// The JSON form of a ``Symbol``.
+        public init(_ s: Symbol) {
+            format = s.symbology.rawValue
+            text = s.text
+            bytes = Base64.encode(s.bytes)
+            charset = s.charset
+            func r(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+            corners = s.corners.map { [r($0.x), r($0.y)] }
+            let b = s.box
+            box = [r(b.x), r(b.y), r(b.width), r(b.height)]
+            quality = s.quality
+            gs1 = s.isGS1
+        }
+    }
+
+    /// The input's path (`-` for standard input).
+    public var file: String
+    /// Width as displayed (after orientation).
+    public var width: Int
+    /// Height as displayed (after orientation).
+    public var height: Int
+    /// The stored EXIF orientation, 1–8.
+    public var orientation: Int
+    /// The codes read, in the order found.
+    public var symbols: [ScannedSymbol]
+    /// Milliseconds spent on this photo (decoding and reading), when timing was asked for.
+    public var milliseconds: Double?
+
+    /// Creates a report.
+    public init(file: String, info: ImageInfo, symbols: [Symbol], milliseconds: Double? = nil) {
+        self.file = file
+        self.width = info.width
+        self.height = info.height
+        self.orientation = info.orientation.rawValue
+        self.symbols = symbols.map(ScannedSymbol.init)
+        self.milliseconds = milliseconds
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), without Foundation.
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 2 < bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            for s in [18, 12, 6, 0] { out.append(alphabet[Int((n >> UInt32(s)) & 63)]) }
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest > 0 {
+            var n = UInt32(bytes[i]) << 16
+            if rest == 2 { n |= UInt32(bytes[i + 1]) << 8 }
+            out.append(alphabet[Int((n >> 18) & 63)])
+            out.append(alphabet[Int((n >> 12) & 63)])
+            out.append(rest == 2 ? alphabet[Int((n >> 6) & 63)] : UInt8(ascii: "="))
+            out.append(UInt8(ascii: "="))
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,268 @@
+/// A finder pattern (one of a QR code's three 7×7 corner squares) found in a binary image.
+struct FinderPattern: Sendable {
+    var x: Double
+    var y: Double
+    /// Module size in pixels (the pattern is 7 modules across).
+    var module: Double
+    /// How many scan lines confirmed it.
+    var count: Int
+    /// Module size measured across (x) and down (y).
+    var moduleX: Double = 0
+    var moduleY: Double = 0
+
+    /// The module size along a direction (perspective makes it differ between axes).
+    func module(along dx: Double, _ dy: Double) -> Double {
+        let l = (dx * dx + dy * dy).squareRoot()
+        guard l > 0, moduleX > 0, moduleY > 0 else { return module }
+        return (abs(dx) * moduleX + abs(dy) * moduleY) / l
+    }
+}
+
+/// Three finder patterns that may be one code, in reading order, with the code's estimated size.
+struct FinderTriple: Sendable {
+    var topLeft: FinderPattern
+    var topRight: FinderPattern
+    var bottomLeft: FinderPattern
+    /// Modules per side (4 × version + 17), estimated from the finder distance.
+    var dimension: Int
+    /// Lower is better: how far from a square with equal module sizes.
+    var score: Double
+    /// Indices of the three patterns in the list they came from.
+    var members: [Int]
+}
+
+/// Finds QR finder patterns by their 1:1:3:1:1 dark-light-dark-light-dark runs, confirmed across,
+/// and groups them into codes by geometry.
+enum FinderLocator {
+    /// Whether five run lengths have the finder ratio 1:1:3:1:1 (loosely, for blur and perspective).
+    @inline(__always)
+    static func isFinderRatio(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int, _ r4: Int, loose: Bool = false) -> Bool {
+        let total = r0 + r1 + r2 + r3 + r4
+        guard total >= 7 else { return false }
+        let m = Double(total) / 7
+        if loose {
+            // Textured or outlined modules: any centre run that is clearly the longest.
+            let tol = m * 0.75
+            return abs(Double(r0) - m) < tol && abs(Double(r1) - m) < tol && abs(Double(r3) - m) < tol
+                && abs(Double(r4) - m) < tol && abs(Double(r2) - 3 * m) < 3 * tol
+        }
+        let tol = m * 0.7
+        // The centre run must stand out: an alignment pattern (1:1:1:1:1) must not pass.
+        let centre = Double(r2)
+        return abs(Double(r0) - m) < tol && abs(Double(r1) - m) < tol && abs(Double(r3) - m) < tol
+            && abs(Double(r4) - m) < tol && centre > 1.8 * m && centre < 4.5 * m
+            && centre >= 1.4 * Double(max(r0, r4))
+    }
+
+    /// Runs along a line through (`cx`, `cy`) in direction (`dx`, `dy`): the centre dark run's extent
+    /// and the four runs around it. Returns the centre offset along the line and the total, or nil.
+    static func crossCheck(
+        _ b: BinaryImage, _ cx: Int, _ cy: Int, _ dx: Int, _ dy: Int, maxTotal: Int, loose: Bool = false
+    ) -> (centre: Double, total: Int, module: Double)? {
+        let w = b.width, h = b.height
+        @inline(__always) func inside(_ x: Int, _ y: Int) -> Bool { x >= 0 && y >= 0 && x < w && y < h }
+        guard inside(cx, cy), b.isDark(cx, cy) else { return nil }
+        var counts = (0, 0, 0, 0, 0)
+        // Backwards from the centre: centre run (part), light, dark.
+        var x = cx, y = cy
+        while inside(x, y) && b.isDark(x, y) && counts.2 <= maxTotal { counts.2 += 1; x -= dx; y -= dy }
+        guard inside(x, y) else { return nil }
+        while inside(x, y) && !b.isDark(x, y) && counts.1 <= maxTotal { counts.1 += 1; x -= dx; y -= dy }
+        guard inside(x, y), counts.1 <= maxTotal else { return nil }
+        while inside(x, y) && b.isDark(x, y) && counts.0 <= maxTotal { counts.0 += 1; x -= dx; y -= dy }
+        guard counts.0 <= maxTotal else { return nil }
+        let back = counts.2
+        // Forwards.
+        x = cx + dx
+        y = cy + dy
+        while inside(x, y) && b.isDark(x, y) && counts.2 <= maxTotal { counts.2 += 1; x += dx; y += dy }
+        guard inside(x, y) else { return nil }
+        while inside(x, y) && !b.isDark(x, y) && counts.3 <= maxTotal { counts.3 += 1; x += dx; y += dy }
+        guard inside(x, y), counts.3 <= maxTotal else { return nil }
+        while inside(x, y) && b.isDark(x, y) && counts.4 <= maxTotal { counts.4 += 1; x += dx; y += dy }
+        guard counts.4 <= maxTotal else { return nil }
+        guard isFinderRatio(counts.0, counts.1, counts.2, counts.3, counts.4, loose: loose) else { return nil }
+        // Offset of the centre run's middle from (cx, cy), along the line.
+        let centre = Double(counts.2) / 2 - Double(back) + 0.5
+        // Module size: the inner runs are least affected by neighbouring dark modules merging in.
+        let total = counts.0 + counts.1 + counts.2 + counts.3 + counts.4
+        let inner = Double(counts.1 + counts.2 + counts.3) / 5
+        let estimates = [Double(total) / 7, Double(counts.2) / 3, inner].sorted()
+        return (centre, total, estimates[1])
+    }
+
+    /// All finder patterns in `b`, merged across scan lines. `rowStep` skips rows for speed.
+    static func find(_ b: BinaryImage, rowStep: Int = 1, loose: Bool = false) -> [FinderPattern] {
+        var found: [FinderPattern] = []
+        let w = b.width
+        var runs = [Int](repeating: 0, count: w + 1)
+        var colours = [UInt8](repeating: 0, count: w + 1)
+        var starts = [Int](repeating: 0, count: w + 1)
+        var y = 0
+        while y < b.height {
+            // Run-length encode the row.
+            var n = 0
+            let base = y * w
+            var x = 0
+            while x < w {
+                let c = b.bits[base + x]
+                let s = x
+                while x < w && b.bits[base + x] == c { x += 1 }
+                runs[n] = x - s
+                colours[n] = c
+                starts[n] = s
+                n += 1
+            }
+            if n >= 5 {
+                for i in 0..<(n - 4) where colours[i] == 1 {
+                    guard isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4], loose: loose) else {
+                        continue
+                    }
+                    let total = runs[i] + runs[i + 1] + runs[i + 2] + runs[i + 3] + runs[i + 4]
+                    let cx = Double(starts[i + 2]) + Double(runs[i + 2]) / 2
+                    confirm(b, cx: cx, cy: Double(y) + 0.5, total: total, loose: loose, into: &found)
+                }
+            }
+            y += rowStep
+        }
+        return found.filter { $0.count >= 2 || $0.module >= 4 }
+    }
+
+    private static func confirm(
+        _ b: BinaryImage, cx: Double, cy: Double, total: Int, loose: Bool, into found: inout [FinderPattern]
+    ) {
+        let maxTotal = total * 3
+        let ix = Int(cx), iy = Int(cy)
+        guard let v = crossCheck(b, ix, iy, 0, 1, maxTotal: maxTotal, loose: loose) else { return }
+        let ny = Double(iy) + v.centre
+        guard let hz = crossCheck(b, ix, Int(ny), 1, 0, maxTotal: maxTotal, loose: loose) else { return }
+        let nx = Double(ix) + hz.centre
+        let ratio = Double(v.total) / Double(hz.total)
+        guard ratio > 0.4, ratio < 2.5 else { return }
+        // A diagonal check rejects most text and textures.
+        guard let d = crossCheck(b, Int(nx), Int(ny), 1, 1, maxTotal: maxTotal * 2, loose: loose) else { return }
+        _ = d
+        let module = (v.module + hz.module) / 2
+        let span = Double(v.total + hz.total) / 14
+        for k in found.indices {
+            let f = found[k]
+            let dist = max(abs(f.x - nx), abs(f.y - ny))
+            if dist <= max(f.module, module, span) * 2, max(f.module, module) / min(f.module, module) < 1.6 {
+                let c = Double(f.count)
+                found[k].x = (f.x * c + nx) / (c + 1)
+                found[k].y = (f.y * c + ny) / (c + 1)
+                found[k].module = (f.module * c + module) / (c + 1)
+                found[k].moduleX = (f.moduleX * c + hz.module) / (c + 1)
+                found[k].moduleY = (f.moduleY * c + v.module) / (c + 1)
+                found[k].count += 1
+                return
+            }
+        }
+        found.append(FinderPattern(x: nx, y: ny, module: module, count: 1, moduleX: hz.module, moduleY: v.module))
+    }
+
+    /// Triples of patterns that look like one code (a right angle at the top-left, two equal sides,
+    /// similar module sizes, a plausible version), best first.
+    static func triples(_ patterns: [FinderPattern], limit: Int = 2000) -> [FinderTriple] {
+        let p = patterns
+        let n = p.count
+        guard n >= 3 else { return [] }
+        // Neighbours: patterns at a distance a code of some version could put them, similar in size.
+        var neighbours = [[Int]](repeating: [], count: n)
+        for i in 0..<n {
+            for j in (i + 1)..<n {
+                let mr = max(p[i].module, p[j].module) / min(p[i].module, p[j].module)
+                if mr > 2.2 { continue }
+                let dx = p[i].x - p[j].x, dy = p[i].y - p[j].y
+                let d = (dx * dx + dy * dy).squareRoot() / ((p[i].module + p[j].module) / 2)
+                if d < 9 || d > 260 { continue }
+                neighbours[i].append(j)
+                neighbours[j].append(i)
+            }
+        }
+        // Keep each pattern's nearest neighbours: a code's other two finders are among them.
+        for i in 0..<n where neighbours[i].count > 12 {
+            let d = { (j: Int) in (p[j].x - p[i].x) * (p[j].x - p[i].x) + (p[j].y - p[i].y) * (p[j].y - p[i].y) }
+            neighbours[i] = Array(neighbours[i].sorted { d($0) < d($1) }.prefix(12))
+        }
+        var out: [FinderTriple] = []
+        for c in 0..<n {
+            let nb = neighbours[c]
+            guard nb.count >= 2 else { continue }
+            let o = p[c]
+            for x in 0..<(nb.count - 1) {
+                for y in (x + 1)..<nb.count {
+                    let ia = nb[x], ib = nb[y]
+                    let a = p[ia], bb = p[ib]
+                    let mratio = max(o.module, a.module, bb.module) / min(o.module, a.module, bb.module)
+                    if mratio > 2.2 { continue }
+                    let ax = a.x - o.x, ay = a.y - o.y, bx = bb.x - o.x, by = bb.y - o.y
+                    let la = (ax * ax + ay * ay).squareRoot(), lb = (bx * bx + by * by).squareRoot()
+                    guard la > 0, lb > 0 else { continue }
+                    let cosine = (ax * bx + ay * by) / (la * lb)
+                    let sideRatio = max(la, lb) / min(la, lb)
+                    guard abs(cosine) < 0.6, sideRatio < 2.5 else { continue }
+                    // Modules between centres along each side, with each side's own module size.
+                    let ma = (o.module(along: ax, ay) + a.module(along: ax, ay)) / 2
+                    let mb = (o.module(along: bx, by) + bb.module(along: bx, by)) / 2
+                    let modules = (la / ma + lb / mb) / 2 + 7
+                    guard modules >= 10, modules <= 200 else { continue }
+                    let version = max(1, min(40, Int(((modules - 17) / 4).rounded())))
+                    let dimension = 17 + 4 * version
+                    let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1)
+                    let cross = ax * by - ay * bx
+                    let (tr, bl, ti, bi) = cross > 0 ? (a, bb, ia, ib) : (bb, a, ib, ia)
+                    out.append(
+                        FinderTriple(
+                            topLeft: o, topRight: tr, bottomLeft: bl, dimension: dimension, score: score,
+                            members: [c, ti, bi]))
+                }
+            }
+        }
+        out.sort { $0.score < $1.score }
+        return Array(out.prefix(limit))
+    }
+
+    /// Looks for the bottom-right alignment pattern (version ≥ 2) near where the finder geometry
+    /// predicts it; returns its centre in image coordinates.
+    static func alignment(_ b: BinaryImage, _ t: FinderTriple) -> Point? {
+        let dim = Double(t.dimension)
+        guard t.dimension >= 25 else { return nil }
+        let span = dim - 7
+        let ex = Point(x: (t.topRight.x - t.topLeft.x) / span, y: (t.topRight.y - t.topLeft.y) / span)
+        let ey = Point(x: (t.bottomLeft.x - t.topLeft.x) / span, y: (t.bottomLeft.y - t.topLeft.y) / span)
+        let u = dim - 6.5 - 3.5
+        let px = t.topLeft.x + ex.x * u + ey.x * u, py = t.topLeft.y + ex.y * u + ey.y * u
+        let module = (ex.x * ex.x + ex.y * ex.y).squareRoot()
+        let radius = max(4 * module, dim * module * 0.08)
+        let step = max(1, module / 3)
+        var best = 0, bestPoints: [Point] = []
+        var yy = py - radius
+        while yy <= py + radius {
+            var xx = px - radius
+            while xx <= px + radius {
+                var score = 0
+                for j in -2...2 {
+                    for i in -2...2 {
+                        let sx = Int(xx + ex.x * Double(i) + ey.x * Double(j))
+                        let sy = Int(yy + ex.y * Double(i) + ey.y * Double(j))
+                        guard sx >= 0, sy >= 0, sx < b.width, sy < b.height else { continue }
+                        let ring = max(abs(i), abs(j))
+                        if b.isDark(sx, sy) == (ring != 1) { score += 1 }
+                    }
+                }
+                if score > best {
+                    best = score
+                    bestPoints = [Point(x: xx, y: yy)]
+                } else if score == best {
+                    bestPoints.append(Point(x: xx, y: yy))
+                }
+                xx += step
+            }
+            yy += step
+        }
+        guard best >= 23, !bestPoints.isEmpty else { return nil }
+        let n = Double(bestPoints.count)
+        return Point(x: bestPoints.map(\.x).reduce(0, +) / n, y: bestPoints.map(\.y).reduce(0, +) / n)
+    }
+}

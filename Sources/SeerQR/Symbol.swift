@@ -1,0 +1,89 @@
+/// A point in an image's pixel coordinates (x to the right, y down).
+public struct Point: Sendable, Equatable, Hashable, Codable {
+    /// Horizontal coordinate.
+    public var x: Double
+    /// Vertical coordinate.
+    public var y: Double
+
+    /// Creates a point.
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// The kinds of code Seer reads. The raw value is the name used on the command line and in JSON.
+public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
+    /// QR Code (model 2), the default.
+    case qr
+    /// EAN-13 (and UPC-A read as EAN-13 with a leading zero unless `upca` is asked for too).
+    case ean13
+    /// EAN-8.
+    case ean8
+    /// UPC-A.
+    case upca
+    /// UPC-E.
+    case upce
+    /// Code 128 (GS1-128 keeps its FNC1 separators as GS, 0x1D).
+    case code128
+    /// Code 39.
+    case code39
+    /// Interleaved 2 of 5.
+    case i25
+    /// GS1 DataBar (omnidirectional).
+    case databar
+    /// GS1 DataBar Expanded.
+    case databarExpanded = "databar-exp"
+
+    /// Whether this is a two-dimensional symbology.
+    public var isMatrix: Bool { self == .qr }
+}
+
+/// One code read from an image.
+public struct Symbol: Sendable, Equatable {
+    /// What kind of code it is.
+    public var symbology: Symbology
+    /// The payload exactly as encoded: for QR the raw byte stream (all segments concatenated).
+    public var bytes: [UInt8]
+    /// The payload as text, when it is text: the ECI or a character set recognised from the bytes
+    /// (UTF-8, Shift_JIS, ISO-8859-1). `nil` when the bytes are binary.
+    public var text: String?
+    /// The character set `text` was decoded with (`utf-8`, `shift_jis`, `iso-8859-1`), if any.
+    public var charset: String?
+    /// The code's outline in the displayed image's pixel coordinates: top-left, top-right,
+    /// bottom-right, bottom-left as the code reads (for linear codes: the scanned segment's box).
+    public var corners: [Point]
+    /// zbar's quality score (for linear codes the number of scan lines that agreed; for QR 1).
+    /// It is zbar's own measure, not a probability.
+    public var quality: Int
+    /// Whether zbar flagged GS1 data (an FNC1 in first position).
+    public var isGS1: Bool
+
+    /// Creates a symbol.
+    public init(
+        symbology: Symbology, bytes: [UInt8], text: String?, charset: String?, corners: [Point],
+        quality: Int, isGS1: Bool = false
+    ) {
+        self.symbology = symbology
+        self.bytes = bytes
+        self.text = text
+        self.charset = charset
+        self.corners = corners
+        self.quality = quality
+        self.isGS1 = isGS1
+    }
+
+    /// The mean of the corners.
+    public var center: Point {
+        guard !corners.isEmpty else { return Point(x: 0, y: 0) }
+        let n = Double(corners.count)
+        return Point(x: corners.map(\.x).reduce(0, +) / n, y: corners.map(\.y).reduce(0, +) / n)
+    }
+
+    /// The axis-aligned box around the corners: `(x, y, width, height)`.
+    public var box: (x: Double, y: Double, width: Double, height: Double) {
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        let x0 = xs.min() ?? 0, y0 = ys.min() ?? 0
+        return (x0, y0, (xs.max() ?? 0) - x0, (ys.max() ?? 0) - y0)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import SeerImage
+import SeerQR
+
+/// Locates `TestImages/qr` from this file's path and reads the generated fixtures' manifest.
+enum Fixtures {
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let qrDirectory = root.appendingPathComponent("TestImages/qr")
+    static let generated = qrDirectory.appendingPathComponent("generated")
+    static let zxing = qrDirectory.appendingPathComponent("zxing")
+
+    struct Entry: Decodable, Sendable, CustomStringConvertible {
+        var file: String
+        var note: String
+        var texts: [String]?
+        var bytes: [String]?
+        var symbology: String?
+        var description: String { file }
+    }
+
+    static let manifest: [Entry] = {
+        let url = generated.appendingPathComponent("manifest.json")
+        guard let data = try? Data(contentsOf: url),
+            let entries = try? JSONDecoder().decode([Entry].self, from: data)
+        else { return [] }
+        return entries
+    }()
+
+    static func entries(_ predicate: (Entry) -> Bool) -> [Entry] { manifest.filter(predicate) }
+
+    static func gray(_ path: String) throws -> GrayImage {
+        try ImageDecoder.decode(contentsOf: path).gray
+    }
+
+    /// The text without one trailing line break (as the photo collection's scoring compares).
+    static func droppingNewline(_ s: String) -> String {
+        var t = s
+        if t.hasSuffix("\r\n") || t.hasSuffix("\n") { t.removeLast() }
+        return t
+    }
+
+    /// The ZXing photos with their expected texts (one trailing newline dropped).
+    static func zxingPhotos() -> [(path: String, expected: String)] {
+        var out: [(String, String)] = []
+        for set in ["qrcode-2", "qrcode-3"] {
+            let dir = zxing.appendingPathComponent(set)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".png") {
+                let txt = dir.appendingPathComponent(String(name.dropLast(4)) + ".txt")
+                guard let data = try? Data(contentsOf: txt) else { continue }
+                let text = droppingNewline(String(decoding: data, as: UTF8.self))
+                out.append((dir.appendingPathComponent(name).path, text))
+            }
+        }
+        return out
+    }
+}
