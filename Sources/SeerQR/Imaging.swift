@@ -131,22 +131,7 @@ enum Imaging {
 
     /// Global two-level threshold by Otsu's method (the level that best separates the histogram).
     static func otsu(_ image: GrayImage) -> BinaryImage {
-        var hist = [Int](repeating: 0, count: 256)
-        for v in image.pixels { hist[Int(v)] += 1 }
-        let total = Double(image.pixels.count)
-        var sumAll = 0.0
-        for i in 0..<256 { sumAll += Double(i * hist[i]) }
-        var sumB = 0.0, wB = 0.0, best = 0.0, level = 128
-        for t in 0..<256 {
-            wB += Double(hist[t])
-            if wB == 0 { continue }
-            let wF = total - wB
-            if wF == 0 { break }
-            sumB += Double(t * hist[t])
-            let mB = sumB / wB, mF = (sumAll - sumB) / wF
-            let between = wB * wF * (mB - mF) * (mB - mF)
-            if between > best { best = between; level = t }
-        }
+        let level = Threshold.otsu(image.pixels)
         return BinaryImage(width: image.width, height: image.height, bits: image.pixels.map { Int($0) <= level ? 1 : 0 })
     }
 
