@@ -12,8 +12,9 @@ public final class Engine: Sendable {
         public var decode: DecodeOptions
         /// Clone-detection thresholds for product verification.
         public var verify = VerifyConfiguration()
-        /// Where plate confusion variants come from (a plate grammar can replace the default).
-        public var plateVariants: any PlateVariantProvider = ConfusionVariants()
+        /// Where plate confusion variants come from: by default the region's plate grammar
+        /// (``GrammarPlateVariants``), falling back to ``ConfusionVariants`` where no format fits.
+        public var plateVariants: any PlateVariantProvider = GrammarPlateVariants()
         /// Preset texts and the length limit for plate messages.
         public var messages = MessagePolicy()
         /// What codes to read and how hard (QR, balanced preset by default).
