@@ -1,41 +1,140 @@
 import SeerImage
+import SeerPlate
 import SeerQR
 
-/// A photo read for codes: the report and, when asked for, the decoded colour image to annotate.
-public struct CodeScan: Sendable {
-    /// What was read.
+/// What to read in a photo: codes, plates, or both from one decode.
+public struct ScanTargets: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+
+    /// Creates a set from its raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// QR codes and barcodes (as configured in ``Engine/Configuration/codes``).
+    public static let codes = ScanTargets(rawValue: 1 << 0)
+    /// Licence plates.
+    public static let plates = ScanTargets(rawValue: 1 << 1)
+    /// Codes and plates.
+    public static let all: ScanTargets = [.codes, .plates]
+}
+
+/// A photo read for codes and/or plates: the report and, when asked for, the decoded colour image
+/// to annotate.
+public struct PhotoScan: Sendable {
+    /// What was read (`plates` is set when plates were asked for).
     public var report: ScanReport
-    /// The symbols as read (corners in displayed full-size pixels).
+    /// The symbols as read (corners in displayed full-size pixels); empty when codes were not asked for.
     public var symbols: [Symbol]
+    /// The plates as read, most trustworthy first (corners in displayed full-size pixels); empty when
+    /// plates were not asked for.
+    public var plates: [PlateReading]
     /// The photo in colour as displayed (at the decoded scale), when `includeImage` was set.
     public var image: RGBImage?
     /// Displayed full-size pixels per pixel of `image`.
     public var imageScale: Double
 }
 
+/// The result of ``Engine/scanCodes(contentsOf:includeImage:)``: a ``PhotoScan`` with codes only.
+public typealias CodeScan = PhotoScan
+
 extension Engine {
     /// Reads the codes in the photo at `path` (as configured in ``Configuration/codes``).
     /// JPEGs are decoded at the reduction the preset needs (DCT scaling), orientation applied.
     public func scanCodes(contentsOf path: String, includeImage: Bool = false) throws -> CodeScan {
-        let bytes = try ImageDecoder.readFile(path, limit: configuration.decode.byteLimit)
-        return try scanCodes(bytes, file: path, includeImage: includeImage)
+        try scanPhoto(contentsOf: path, reading: .codes, includeImage: includeImage)
     }
 
     /// Reads the codes in a photo held in memory; `file` is the name reported.
     public func scanCodes(_ bytes: [UInt8], file: String, includeImage: Bool = false) throws -> CodeScan {
+        try scanPhoto(bytes, file: file, reading: .codes, includeImage: includeImage)
+    }
+
+    /// Reads codes and/or plates in the photo at `path`, decoding it once.
+    ///
+    /// - Parameters:
+    ///   - targets: what to read. Codes alone are read from a photo decoded at the reduction their
+    ///     preset needs (``CodeReader/decodeScale(width:height:preset:)``, libjpeg's DCT scaling);
+    ///     plates read best at full size, so when plates are asked for the photo is decoded in full
+    ///     and the code reader gets an area-averaged reduction of the same pixels. When both are
+    ///     read, a plate found inside a code that was read is dropped (the code's modules, not a plate).
+    ///   - region: the region whose plate grammars decide readings, or nil for all.
+    ///   - includeImage: also keep the colour image (for annotation).
+    /// - Throws: ``ImageError`` for a photo that cannot be decoded, ``PlateError`` when plates were
+    ///   asked for and Tesseract cannot start.
+    public func scanPhoto(
+        contentsOf path: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false
+    ) throws -> PhotoScan {
+        let bytes = try ImageDecoder.readFile(path, limit: configuration.decode.byteLimit)
+        return try scanPhoto(bytes, file: path, reading: targets, region: region, includeImage: includeImage)
+    }
+
+    /// Reads codes and/or plates in a photo held in memory (see ``scanPhoto(contentsOf:reading:region:includeImage:)``);
+    /// `file` is the name reported.
+    public func scanPhoto(
+        _ bytes: [UInt8], file: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false
+    ) throws -> PhotoScan {
         let start = ContinuousClock.now
         let info = try ImageDecoder.info(of: bytes)
+        let preset = codeReader.options.preset
+        let codeScale = CodeReader.decodeScale(width: info.width, height: info.height, preset: preset)
         var options = configuration.decode
         options.applyOrientation = true
         options.includeRGB = includeImage
-        options.scale = CodeReader.decodeScale(width: info.width, height: info.height, preset: codeReader.options.preset)
-        // The fast preset takes libjpeg's fast integer IDCT: codes survive its small errors.
-        if codeReader.options.preset == .fast { options.fastDCT = true }
+        if targets.contains(.plates) {
+            options.scale = 1
+        } else {
+            options.scale = codeScale
+            // The fast preset takes libjpeg's fast integer IDCT: codes survive its small errors.
+            if preset == .fast { options.fastDCT = true }
+        }
         let decoded = try ImageDecoder.decode(bytes, options: options)
-        let symbols = codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY)
+
+        var symbols: [Symbol] = []
+        if targets.contains(.codes) {
+            if options.scale == codeScale {
+                symbols = codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY)
+            } else {
+                // Decoded in full for the plates: the codes get the reduction their preset works at.
+                // Each reduced pixel averages a codeScale×codeScale block, so coordinates scale by it exactly.
+                let factor = codeScale / options.scale
+                symbols = codeReader.read(
+                    decoded.gray.downscaled(by: factor),
+                    scaleX: decoded.scaleX * Double(factor), scaleY: decoded.scaleY * Double(factor))
+            }
+        }
+        var plates: [PlateReading]? = nil
+        if targets.contains(.plates) {
+            // A code's modules can pass for a row of glyphs: a "plate" inside a code that was read is that code.
+            plates = try readPlates(in: decoded, region: region).filter { plate in
+                !symbols.contains { Self.quad($0.corners, contains: Self.center(of: plate.corners)) }
+            }
+        }
         let d = ContinuousClock.now - start
         let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-        let report = ScanReport(file: file, info: decoded.info, symbols: symbols, milliseconds: (ms * 100).rounded() / 100)
-        return CodeScan(report: report, symbols: symbols, image: decoded.rgb, imageScale: decoded.scaleX)
+        let report = ScanReport(
+            file: file, info: decoded.info, symbols: symbols, plates: plates, milliseconds: (ms * 100).rounded() / 100)
+        return PhotoScan(report: report, symbols: symbols, plates: plates ?? [], image: decoded.rgb, imageScale: decoded.scaleX)
+    }
+
+    static func center(of corners: [[Double]]) -> Point {
+        let points = corners.filter { $0.count == 2 }
+        guard !points.isEmpty else { return Point(x: -1, y: -1) }
+        return Point(x: points.map { $0[0] }.reduce(0, +) / Double(points.count), y: points.map { $0[1] }.reduce(0, +) / Double(points.count))
+    }
+
+    /// Whether `p` lies inside the convex quadrilateral `corners` grown by 10 % about its centre.
+    static func quad(_ corners: [Point], contains p: Point) -> Bool {
+        guard corners.count == 4 else { return false }
+        let cx = corners.map(\.x).reduce(0, +) / 4, cy = corners.map(\.y).reduce(0, +) / 4
+        let q = corners.map { Point(x: cx + ($0.x - cx) * 1.1, y: cy + ($0.y - cy) * 1.1) }
+        var sign = 0
+        for i in 0..<4 {
+            let a = q[i], b = q[(i + 1) % 4]
+            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+            let s = cross > 0 ? 1 : cross < 0 ? -1 : 0
+            if s == 0 { continue }
+            if sign == 0 { sign = s } else if s != sign { return false }
+        }
+        return true
     }
 }

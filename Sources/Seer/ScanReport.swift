@@ -1,8 +1,14 @@
 import SeerImage
+import SeerPlate
 import SeerQR
+import SeerVerify
 
 /// What `seer scan` reports for one photo, one JSON object per line: `file`, `width`, `height`,
-/// `orientation` (as `seer info` reports them) and `symbols`. Further keys may be added; none is renamed.
+/// `orientation` (as `seer info` reports them), `symbols`, and `plates` when plates were read.
+/// Further keys may be added; none is renamed.
+///
+/// ``Engine/scan(contentsOf:_:store:)`` returns the same model with each code's answer filled in
+/// (`verification` or `charger` on a symbol) and, when asked, the top plate's `resolvedOwner`.
 public struct ScanReport: Codable, Sendable, Equatable {
     /// One code read.
     public struct ScannedSymbol: Codable, Sendable, Equatable {
@@ -24,10 +30,17 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var quality: Int
         /// Whether the data is GS1 (FNC1 in first position; separators are GS, 0x1D).
         public var gs1: Bool
+        /// The product verification of this code, when it was verified (``Engine/scan(contentsOf:_:store:)``
+        /// verifies every code that is not a charger code). Absent from `seer scan`'s output.
+        public var verification: Verification?
+        /// What to do at the charger this code names, when it is a charger code and was resolved
+        /// (``Engine/scan(contentsOf:_:store:)``). Absent from `seer scan`'s output.
+        public var charger: ChargerResolution?
 
-        enum CodingKeys: String, CodingKey { case format, text, bytes, charset, corners, box, quality, gs1 }
+        enum CodingKeys: String, CodingKey { case format, text, bytes, charset, corners, box, quality, gs1, verification, charger }
 
-        /// Encodes every key, `text` and `charset` as `null` when absent.
+        /// Encodes every key, `text` and `charset` as `null` when absent; `verification` and `charger`
+        /// only when present.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(format, forKey: .format)
@@ -38,6 +51,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(box, forKey: .box)
             try c.encode(quality, forKey: .quality)
             try c.encode(gs1, forKey: .gs1)
+            try c.encodeIfPresent(verification, forKey: .verification)
+            try c.encodeIfPresent(charger, forKey: .charger)
         }
 
         /// The JSON form of a ``Symbol``.
@@ -63,18 +78,25 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var height: Int
     /// The stored EXIF orientation, 1–8.
     public var orientation: Int
-    /// The codes read, in the order found.
+    /// The codes read, in the order found; empty when none was found or codes were not read.
     public var symbols: [ScannedSymbol]
+    /// The licence plates read, most trustworthy first, when plates were asked for (`nil`, and absent
+    /// from the JSON, when they were not; empty when none was found).
+    public var plates: [PlateReading]?
+    /// Who owns the top plate, as an opaque recipient (never a name or an email), when
+    /// ``Engine/scan(contentsOf:_:store:)`` was asked to resolve it and a plate was read.
+    public var resolvedOwner: PlateResolution?
     /// Milliseconds spent on this photo (decoding and reading), when timing was asked for.
     public var milliseconds: Double?
 
     /// Creates a report.
-    public init(file: String, info: ImageInfo, symbols: [Symbol], milliseconds: Double? = nil) {
+    public init(file: String, info: ImageInfo, symbols: [Symbol], plates: [PlateReading]? = nil, milliseconds: Double? = nil) {
         self.file = file
         self.width = info.width
         self.height = info.height
         self.orientation = info.orientation.rawValue
         self.symbols = symbols.map(ScannedSymbol.init)
+        self.plates = plates
         self.milliseconds = milliseconds
     }
 }

@@ -5,6 +5,10 @@ import Testing
 @Suite("seer scan (built binary)")
 struct ScanCLITests {
     static let binary: URL? = {
+        // The seer built beside this test bundle first (whatever the build folder), then the default folder.
+        let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("seer")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         for config in ["debug", "release"] {
             let url = Fixtures.root.appendingPathComponent(".build/\(config)/seer")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
