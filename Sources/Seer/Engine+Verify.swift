@@ -6,7 +6,7 @@
 public struct CodeReading: Sendable, Equatable {
     /// The decoded text.
     public var payload: String
-    /// The symbology, e.g. `qrcode`, `ean13`.
+    /// The symbology, e.g. `qr`, `ean13` (as `seer scan` names them), or `text` for typed payloads.
     public var symbology: String
 
     /// Creates a reading.

@@ -39,11 +39,7 @@ struct ChargerCommand: ParsableCommand {
             if let payload {
                 resolution = try engine.resolveCharger(payload: payload, store: database)
             } else if let input, FileManager.default.fileExists(atPath: input) {
-                let codes = try engine.readCodesForVerification(contentsOf: input)
-                guard let code = codes.first(where: { (try? ChargerID.parsePayload($0.payload).get()) != nil }) else {
-                    throw PayloadIssue(code: "notAChargerCode", message: "No charger code found in \(input).")
-                }
-                resolution = try engine.resolveCharger(payload: code.payload, store: database)
+                resolution = try engine.resolveCharger(photo: input, store: database)
             } else {
                 resolution = try engine.resolveCharger(typed: input ?? "", store: database)
             }

@@ -14,16 +14,25 @@ struct PlateResolve: ParsableCommand {
         commandName: "resolve",
         abstract: "Find the registered owner of a plate: an opaque recipient id, never a name or an email.",
         discussion: """
+            PLATE is the plate as typed, or --photo PATH reads the top plate of a photo (its other candidate \
+            readings are tried too; the plate read is shown on standard error).
             Exact match on the canonical plate (A–Z, 0–9) first, then the reader's alternative candidates, \
-            then confusion variants (0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, 4/A, 7/T).
-            JSON: {"status":"resolved|ambiguous|notRegistered","recipient","plate","viaVariant","candidates"}.
-            Exit codes: 0 resolved, 2 ambiguous or not registered, 64 usage error.
+            then confusion variants from the region's plate grammar (swaps such as O/0, I/1, B/8 that give \
+            a valid plate there), or the generic pairs (0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, 4/A, 7/T) when \
+            the plate fits no format of the region.
+            JSON: {"status":"resolved|ambiguous|notRegistered","recipient","plate","viaVariant","candidates"}; \
+            a photo that cannot be read or holds no plate: {"file","error":{"code","message"}}.
+            Exit codes: 0 resolved, 2 ambiguous, not registered or no plate in the photo, 1 the photo could \
+            not be read, 64 usage error.
             """)
 
     @Argument(help: "The plate as read or typed.")
-    var plate: String
+    var plate: String?
 
-    @Option(name: .long, help: "Region (e.g. GB, DE); any region when omitted.")
+    @Option(name: .long, help: "Read the plate from this photo instead (the top plate found).")
+    var photo: String?
+
+    @Option(name: .long, help: "Region of the registered owner (e.g. GB, DE); any region when omitted. Also picks the plate grammar.")
     var region: String?
 
     @Option(name: .long, help: "An alternative reading (repeatable), best first.")
@@ -34,9 +43,35 @@ struct PlateResolve: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    func validate() throws {
+        if (plate == nil) == (photo == nil) { throw ValidationError("Give a plate or --photo PATH.") }
+    }
+
     func run() throws {
         let engine = Engine()
-        let resolution = try engine.resolvePlate(plate, region: region, candidates: candidate, store: try store.open(engine))
+        let database = try store.open(engine)
+        let resolution: PlateResolution
+        if let photo {
+            OCRThreads.limitToOnePerWorker()
+            let grammarRegion: PlateRegion?
+            if case .grammar(let known) = GrammarPlateVariants.plateRegion(for: region) { grammarRegion = known } else { grammarRegion = nil }
+            let plates: [PlateReading]
+            do {
+                plates = try engine.readPlates(contentsOf: photo, region: grammarRegion)
+            } catch let error as ImageError {
+                fail(FileFailure(file: photo, error), status: 1)
+            } catch let error as PlateError {
+                fail(FileFailure(file: photo, code: error.code.rawValue, message: error.message), status: 1)
+            }
+            guard let top = plates.first else {
+                fail(FileFailure(file: photo, code: "noPlate", message: "No plate was found in the photo."), status: 2)
+            }
+            let others = top.candidates.dropFirst().map(\.text) + candidate
+            Console.err("seer: \(photo): read \(top.text)\(others.isEmpty ? "" : " (or \(others.joined(separator: ", ")))")")
+            resolution = try engine.resolvePlate(top.text, region: region, candidates: others, store: database)
+        } else {
+            resolution = try engine.resolvePlate(plate ?? "", region: region, candidates: candidate, store: database)
+        }
         switch format {
         case .json: Console.jsonLine(resolution)
         case .text:
@@ -48,6 +83,14 @@ struct PlateResolve: ParsableCommand {
             }
         }
         if resolution.status != .resolved { throw ExitCode(2) }
+    }
+
+    func fail(_ failure: FileFailure, status: Int32) -> Never {
+        switch format {
+        case .json: Console.jsonLine(failure)
+        case .text: Console.err("seer: \(failure.file): \(failure.error.code): \(failure.error.message)")
+        }
+        Self.exit(withError: ExitCode(status))
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Seer
+import SeerQR
 
 /// `--db PATH`, shared by every command that uses the store.
 struct StoreOptions: ParsableArguments {
@@ -36,16 +37,22 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Verify product codes: authentic, counterfeit, suspicious or unknown.",
         discussion: """
-            Codes come from photos (PATH…), from --payload TEXT (repeatable) or from --payload-file FILE \
-            (one payload per line; - for standard input). Each scan is saved in the history unless --no-save.
-            In batch mode repeats of one serial are flagged duplicateInBatch.
+            Codes come from photos (PATH…: files, or directories searched recursively), from --payload TEXT \
+            (repeatable) or from --payload-file FILE (one payload per line; - for standard input). Each scan is \
+            saved in the history unless --no-save. The codes of one photo are one photo: a serial repeated \
+            there is flagged duplicateInPhoto; in batch mode repeats of one serial are flagged duplicateInBatch.
             JSON: one object per code per line: {"verdict","reasons","payload","gtin","serial","lot","expiry", \
             "keyID","product":{"name","brand","category"},"format","source","symbology","notes"}.
             Exit codes: 0 every input was verified, 1 an input could not be read, 64 usage error.
             """)
 
-    @Argument(help: "Photos to read codes from.")
+    @Argument(help: "Photos to read codes from (files or directories).")
     var paths: [String] = []
+
+    @Option(
+        name: .long,
+        help: "Symbologies to read in photos: qr (default), ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, or all.")
+    var symbologies: String = "qr"
 
     @Option(name: .long, help: "A decoded payload to verify (repeatable).")
     var payload: [String] = []
@@ -81,10 +88,12 @@ struct Verify: ParsableCommand {
             throw ValidationError("Give photos, --payload TEXT or --payload-file FILE.")
         }
         if let country, country.count != 2 { throw ValidationError("--country takes a two-letter code such as DE.") }
+        _ = try Scan.parseSymbologies(symbologies)
     }
 
     func run() throws {
         var configuration = Engine.Configuration()
+        configuration.codes = CodeReader.Options(symbologies: try Scan.parseSymbologies(symbologies))
         if let thresholds { configuration.verify = try Self.loadThresholds(thresholds) }
         let engine = Engine(configuration: configuration)
         let database = try store.open(engine)
@@ -104,7 +113,7 @@ struct Verify: ParsableCommand {
                 ScanInput(payload: String($0), symbology: "text")
             }
         }
-        for path in paths {
+        for path in Inputs.expand(paths) {
             do {
                 let codes = try engine.readCodesForVerification(contentsOf: path)
                 if codes.isEmpty { Console.err("seer: \(path): no code found") }
@@ -112,9 +121,6 @@ struct Verify: ParsableCommand {
             } catch let error as ImageError {
                 failed = true
                 report(FileFailure(file: path, error))
-            } catch let error as StoreError {
-                failed = true
-                report(FileFailure(file: path, code: error.code, message: error.message))
             }
         }
         let context = ScanContext(
