@@ -150,18 +150,14 @@ import Testing
 
     @Test func scanReadsThePlateAndResolvesItsOwnerWithoutTheirContact() throws {
         let temporary = try Self.demoStore()
-        _ = try temporary.store.importRegistry([
-            ("uk.json", try JSONEncoder().encode(RegistryFile(users: [
-                PlateOwner(id: "rcp-uk0001", name: "Erin Example", email: "erin@example.com", plate: "LN68 XKT", region: "GB")
-            ])))
-        ])
+        // The demo registry has the owner of the plate in uk.png (rcp-3d8e52, Erin Example, erin@example.com).
         let engine = Engine()
         let report = try engine.scan(
             contentsOf: Self.plates.appendingPathComponent("uk.png").path,
             ScanRequest(targets: .all, region: .eu, resolvePlateOwner: true, ownerRegion: "GB"), store: temporary.store)
         #expect(report.plates?.first?.text == "LN68XKT")
         #expect(report.symbols.isEmpty)
-        #expect(report.resolvedOwner == PlateResolution(status: .resolved, recipient: "rcp-uk0001", plate: "LN68XKT"))
+        #expect(report.resolvedOwner == PlateResolution(status: .resolved, recipient: "rcp-3d8e52", plate: "LN68XKT"))
         let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
         #expect(!json.contains("Erin") && !json.contains("erin@"))
         // No plate asked for: no plate read and no owner.
@@ -172,24 +168,20 @@ import Testing
 
     @Test func plateFromAPhotoResolvesThroughTheCommand() throws {
         let temporary = try Self.demoStore()
-        _ = try temporary.store.importRegistry([
-            ("uk.json", try JSONEncoder().encode(RegistryFile(users: [
-                PlateOwner(id: "rcp-uk0001", name: "Erin Example", email: "erin@example.com", plate: "LN68 XKT", region: "GB")
-            ])))
-        ])
+        // The demo registry has the owner of the plate in uk.png (rcp-3d8e52, Erin Example, erin@example.com).
         let db = temporary.directory + "/nested/seer.sqlite"
         let uk = Self.plates.appendingPathComponent("uk.png").path
         let json = try SeerBinary.run(["plate", "resolve", "--db", db, "--photo", uk, "--region", "GB", "--format", "json"])
         #expect(json.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
         #expect(object["status"] as? String == "resolved")
-        #expect(object["recipient"] as? String == "rcp-uk0001")
+        #expect(object["recipient"] as? String == "rcp-3d8e52")
         #expect(!json.out.contains("Erin") && !json.out.contains("erin@") && !json.err.contains("erin@"))
         #expect(json.err.contains("read LN68XKT"))
 
         let text = try SeerBinary.run(["plate", "resolve", "--db", db, "--photo", uk])
         #expect(text.status == 0)
-        #expect(text.out == "resolved: recipient rcp-uk0001 (plate LN68XKT)\n")
+        #expect(text.out == "resolved: recipient rcp-3d8e52 (plate LN68XKT)\n")
 
         // A registered plate nobody owns here; a photo with no plate; a photo that is not there; usage.
         let other = try SeerBinary.run(["plate", "resolve", "--db", db, "--photo", Self.plates.appendingPathComponent("sk.png").path])
