@@ -89,7 +89,8 @@ public final class PlateReader: Sendable {
                     if let best = found.first, best.format != nil, best.score > read.candidates[0].score {
                         read = RowRead(
                             candidates: found, positions: positions,
-                            quad: [top.quad[0], top.quad[1], read.quad[2], read.quad[3]], glyphHeight: read.glyphHeight)
+                            quad: [top.quad[0], top.quad[1], read.quad[2], read.quad[3]], glyphHeight: read.glyphHeight,
+                            layout: read.layout)
                     }
                 }
                 reads.append(read)
@@ -103,7 +104,7 @@ public final class PlateReader: Sendable {
             let lengthFactor = n >= 5 && n <= 8 ? 1.0 : n == 4 ? 0.6 : n > 8 ? 0.5 : 0.3
             let score = r.candidates[0].score
             let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
-            return (reading, score * lengthFactor * (r.glyphHeight / tallest).squareRoot(), score, box)
+            return (reading, score * lengthFactor * r.layout * (r.glyphHeight / tallest).squareRoot(), score, box)
         }
         ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.reading.text < $1.reading.text }
         var kept: [PlateReading] = []
@@ -122,6 +123,8 @@ public final class PlateReader: Sendable {
         var positions: [Position]
         var quad: [(Double, Double)]
         var glyphHeight: Double
+        /// How plate-like the glyph row's layout is, 0–1 (see ``GlyphRow/layoutPrior``).
+        var layout: Double = 1
     }
 
     /// The row that may be the upper line of a two-row plate whose lower line is `row`.
@@ -148,7 +151,7 @@ public final class PlateReader: Sendable {
         let rect = Rectifier.rectify(image, row: row)
         let segmentations = Rectifier.segment(rect, minimumGlyphs: minimumGlyphs)
         let search = CandidateSearch(grammar: grammar)
-        var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow)?
+        var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow, tesseract: [[Position]])?
         for glyphs in segmentations.prefix(2) {
             let symbols = ocr.read(glyphs.image, layout: .line)
             if let dir = Self.debugFolder {
@@ -157,12 +160,16 @@ public final class PlateReader: Sendable {
                 try? PNGWriter.write(rect.image, to: name + "_rect.png")
                 FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
             }
-            let positions = Self.align(symbols, to: glyphs, ocr: ocr)
+            let tesseract = Self.alignPerGlyph(symbols, to: glyphs, ocr: ocr)
+            // Both readers must see text: bars of a fence or a grille look like I to the glyph
+            // classifier, but Tesseract's line model finds no characters in them.
+            guard tesseract.filter({ !$0.isEmpty }).count * 2 >= tesseract.count else { continue }
+            let positions = Self.combine(tesseract, glyphs)
             guard positions.count >= 2 else { continue }
             let found = search.search(positions, region: region, limit: max(options.candidates, 8))
             guard let top = found.first else { continue }
             if best == nil || top.score > best!.candidates[0].score {
-                best = (found, positions, glyphs)
+                best = (found, positions, glyphs, tesseract)
             }
             // A confident grammar match needs no second opinion.
             if top.format != nil, top.score > 0.95 { break }
@@ -170,20 +177,30 @@ public final class PlateReader: Sendable {
         guard var best, best.candidates[0].text.count >= 2 else { return nil }
         // A second opinion: the same glyphs at another size. Tesseract's errors change with scale;
         // where both readings have the same glyphs, their scores are averaged.
-        var votes: [[Position]] = [best.positions]
+        var votes: [[[Position]]] = [best.tesseract]
         for s in Self.voteScales {
             let image = best.glyphs.image
             let small = image.resized(width: max(8, Int(Double(image.width) * s)), height: max(8, Int(Double(image.height) * s)))
             let scaled = GlyphRow(
                 image: small, glyphs: best.glyphs.glyphs.map { (Int(Double($0.x0) * s), Int(Double($0.x1) * s)) },
                 extent: best.glyphs.extent)
-            let other = Self.align(ocr.read(small, layout: .line), to: scaled, ocr: ocr)
-            if other.count == best.positions.count { votes.append(other) }
+            votes.append(Self.alignPerGlyph(ocr.read(small, layout: .line), to: scaled, ocr: ocr))
         }
         if votes.count > 1 {
-            let merged = best.positions.indices.map { i in Self.vote(votes.map { $0[i] }) }
-            let found = search.search(merged, region: region, limit: max(options.candidates, 8))
-            if !found.isEmpty { best = (found, merged, best.glyphs) }
+            let merged: [[Position]]
+            if Self.glyphMode == "old" {
+                let flat = votes.map { $0.flatMap { $0 } }
+                merged = flat.allSatisfy({ $0.count == flat[0].count }) ? flat[0].indices.map { i in [Self.vote(flat.map { $0[i] })] } : best.tesseract
+            } else {
+                merged = best.tesseract.indices.map { g in
+                    let readings = votes.map { $0[g] }
+                    return readings.allSatisfy({ $0.count == readings[0].count })
+                        ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
+                }
+            }
+            let positions = Self.combine(merged, best.glyphs)
+            let found = search.search(positions, region: region, limit: max(options.candidates, 8))
+            if !found.isEmpty { best = (found, positions, best.glyphs, merged) }
         }
         // Corners: the glyph extent widened to the plate around it.
         let (u0, u1, v0, v1) = best.glyphs.extent
@@ -194,7 +211,9 @@ public final class PlateReader: Sendable {
             rect.toSource(Double(u1) + 0.35 * g, Double(v1) + 0.3 * g),
             rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
         ]
-        return RowRead(candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight)
+        return RowRead(
+            candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight,
+            layout: Self.layoutPrior ? best.glyphs.layoutPrior : 1)
     }
 
     private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {
@@ -224,33 +243,60 @@ public final class PlateReader: Sendable {
             })
     }
 
-    /// One position per segmented glyph: the line reader's symbols that fall on it, or, when the
-    /// line reader skipped the glyph, the glyph read on its own.
-    static func align(_ symbols: [OCRSymbol], to row: GlyphRow, ocr: TesseractReader) -> [Position] {
-        // Each symbol goes to the glyph nearest its centre.
-        var owner: [Int] = symbols.map { s in
+    /// Per segmented glyph, the line reader's symbols that fall on it (nearest centre), or, when
+    /// the line reader skipped the glyph, the glyph read on its own.
+    static func alignPerGlyph(_ symbols: [OCRSymbol], to row: GlyphRow, ocr: TesseractReader) -> [[Position]] {
+        guard !row.glyphs.isEmpty else { return [] }
+        let owner: [Int] = symbols.map { s in
             let c = Double(s.x0 + s.x1) / 2
             return row.glyphs.indices.min { a, b in
                 abs(Double(row.glyphs[a].x0 + row.glyphs[a].x1) / 2 - c) < abs(Double(row.glyphs[b].x0 + row.glyphs[b].x1) / 2 - c)
             } ?? 0
         }
-        if row.glyphs.isEmpty { owner = [] }
-        var positions: [Position] = []
+        var out: [[Position]] = []
         for (g, glyph) in row.glyphs.enumerated() {
             let mine = symbols.indices.filter { owner[$0] == g }
             if mine.isEmpty {
                 let pad = max(4, row.image.height / 4)
                 let x0 = max(0, glyph.x0 - pad), x1 = min(row.image.width - 1, glyph.x1 + pad)
                 let crop = row.image.cropped(x: x0, y: 0, width: x1 - x0 + 1, height: row.image.height)
-                if let alone = ocr.read(crop, layout: .character).first {
-                    positions.append(position(alone))
-                }
+                out.append(ocr.read(crop, layout: .character).prefix(1).map(position))
             } else {
-                for i in mine { positions.append(position(symbols[i])) }
+                out.append(mine.map { position(symbols[$0]) })
             }
         }
-        return positions
+        return out
     }
+
+    /// One position per segmented glyph from the line reader's positions and the glyph classifier.
+    static func combine(_ tesseract: [[Position]], _ row: GlyphRow) -> [Position] {
+        guard glyphMode != "old", glyphMode != "tess", let classifier = GlyphClassifier.standard, row.masks.count == tesseract.count else {
+            return tesseract.flatMap { $0 }
+        }
+        var out: [Position] = []
+        for (g, t) in tesseract.enumerated() {
+            let p = classifier.probabilities(row.masks[g])
+            let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] > 0.002 }
+            let mine = Position(options: ranked.map { (classifier.classes[$0], Double(p[$0])) })
+            if glyphMode == "cls" || t.count == 0 {
+                out.append(mine)
+            } else if t.count == 1 {
+                var scores: [Character: Double] = [:]
+                for (c, v) in mine.options { scores[c, default: 0] += v * (1 - tesseractWeight) }
+                for (c, v) in t[0].options { scores[c, default: 0] += v * tesseractWeight }
+                out.append(Position(options: scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }))
+            } else {
+                // Several symbols on one blob: touching glyphs the segmenter could not cut.
+                let m = row.masks[g]
+                out += Double(m.width) > 0.8 * Double(m.height) ? t : [mine]
+            }
+        }
+        return out
+    }
+
+    static let layoutPrior = ProcessInfo.processInfo.environment["SEER_LAYOUT"] != "0"
+    static let glyphMode = ProcessInfo.processInfo.environment["SEER_GLYPH_MODE"] ?? "mix"
+    static let tesseractWeight = Double(ProcessInfo.processInfo.environment["SEER_TESS_WEIGHT"] ?? "") ?? 0.4
 
     /// Diagnostics for development: when `SEER_PLATE_DEBUG` names a folder, each row read is
     /// written there as PNG (straightened crop and clean glyph row) and rows, OCR text and timings
@@ -258,7 +304,7 @@ public final class PlateReader: Sendable {
     static let debugFolder: String? = ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"]
 
     /// Sizes, relative to the first reading, of the further readings that vote.
-    static let voteScales = [0.7]
+    static let voteScales: [Double] = ProcessInfo.processInfo.environment["SEER_VOTE"] == "0" ? [] : [0.7]
 
     /// The mean of several readings' scores for one position.
     static func vote(_ readings: [Position]) -> Position {

@@ -23,8 +23,25 @@ struct GlyphRow {
     var image: GrayImage
     /// Kept glyph boxes in `image` (x0, x1).
     var glyphs: [(x0: Int, x1: Int)]
+    /// Each kept glyph's ink, cropped to its box (same order as `glyphs`).
+    var masks: [GlyphMask] = []
     /// Extent of the glyphs in the rectified crop: u0, u1, v0, v1.
     var extent: (Int, Int, Int, Int)
+
+    /// How plate-like the row's layout is, 0–1. Plate characters are evenly spaced with at most
+    /// one wider gap (a separator, a sticker or an emblem between groups), and only a few of them
+    /// are plain strokes (1, I). Text with many gaps (dates, times, phone numbers) and rows of bars
+    /// (fences, grilles, radiator slats) are something else.
+    var layoutPrior: Double {
+        guard masks.count == glyphs.count, masks.count >= 2 else { return 1 }
+        let height = Double(masks.map(\.height).sorted()[masks.count / 2])
+        var wide = 0
+        for i in 1..<glyphs.count where Double(glyphs[i].x0 - glyphs[i - 1].x1) > 0.9 * height { wide += 1 }
+        let bars = masks.filter { Double($0.width) < 0.3 * Double($0.height) }.count
+        var prior = pow(0.5, Double(max(0, wide - 1)))
+        if bars * 2 > masks.count { prior *= 0.4 }
+        return prior
+    }
 }
 
 enum Rectifier {
@@ -39,7 +56,7 @@ enum Rectifier {
         let along = (cos(angle), sin(angle)), across = (-sin(angle), cos(angle))
         let h = row.glyphHeight
         let scale = glyphHeight / h
-        let x0 = Double(row.x0) - 0.6 * h, x1 = Double(row.x1) + 0.6 * h
+        let x0 = Double(row.x0) - widen * h, x1 = Double(row.x1) + widen * h
         let cx = (x0 + x1) / 2, cy = row.intercept + row.slope * cx
         let halfU = (x1 - x0) / 2 / cos(angle)
         let origin = (cx - halfU * along.0 - margin * h * across.0, cy - halfU * along.1 - margin * h * across.1)
@@ -106,8 +123,37 @@ enum Rectifier {
     }
 
     /// Keeps the blobs of glyph size on the centre line and draws them onto a clean canvas.
+    ///
+    /// Two passes: the first finds the row of glyphs; the second looks again with the mask cut to
+    /// the row's band, which frees glyphs joined to a plate frame or a border above or below them.
     static func glyphs(in mask: Mask, minimumGlyphs: Int) -> (GlyphRow, Double)? {
         var labels: [Int32] = []
+        guard var (row, median) = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs) else { return nil }
+        if Self.bandPass {
+            let top = max(0, row.map(\.y0).min()! - 1), bottom = min(mask.height - 1, row.map(\.y1).max()! + 1)
+            var clipped = mask
+            for i in 0..<(top * mask.width) { clipped.bits[i] = 0 }
+            for i in ((bottom + 1) * mask.width)..<clipped.bits.count { clipped.bits[i] = 0 }
+            var bandLabels: [Int32] = []
+            if let (second, secondMedian) = selectRow(clipped, labels: &bandLabels, minimumGlyphs: minimumGlyphs, band: (top, bottom)),
+                second.count > row.count
+            {
+                row = second
+                median = secondMedian
+                labels = bandLabels
+            }
+        }
+        return draw(row, median: median, labels: labels, maskWidth: mask.width)
+    }
+
+    static let widen = Double(ProcessInfo.processInfo.environment["SEER_WIDEN"] ?? "") ?? 0.6
+    static let bandPass = ProcessInfo.processInfo.environment["SEER_BAND"] == "1"
+
+    /// The longest evenly spaced run of glyph-like blobs on the centre line, and their median height.
+    /// With `band` (the rows the mask was cut to), blobs cut by both of its edges are dropped.
+    static func selectRow(
+        _ mask: Mask, labels: inout [Int32], minimumGlyphs: Int, band: (Int, Int)? = nil
+    ) -> ([Blob], Double)? {
         var blobs = Binarize.components(mask, labels: &labels)
         let mid = Double(mask.height) / 2
         let g = glyphHeight
@@ -121,6 +167,11 @@ enum Rectifier {
             return bh >= 0.6 * g && bh <= 1.45 * g && bw <= 1.3 * bh && abs(b.cy - mid) < 0.35 * g
                 && b.area >= 30 && b.fill > 0.12 && (b.fill < 0.9 || bh >= 2.5 * bw)
                 && b.y0 > 0 && b.y1 < mask.height - 1
+        }
+        if let (top, bottom) = band {
+            // Ink cut by both edges of the band runs on above and below it: a frame's or a
+            // border's stroke, not a glyph.
+            kept = kept.filter { !($0.y0 <= top && $0.y1 >= bottom) }
         }
         guard kept.count >= minimumGlyphs else { return nil }
         let heights = kept.map { Double($0.height) }.sorted()
@@ -136,8 +187,12 @@ enum Rectifier {
                 start = i
             }
         }
-        let row = Array(best)
-        guard row.count >= minimumGlyphs else { return nil }
+        guard best.count >= minimumGlyphs else { return nil }
+        return (Array(best), median)
+    }
+
+    /// Draws `row`'s glyphs (pixels of their labels) onto a clean canvas.
+    static func draw(_ row: [Blob], median: Double, labels: [Int32], maskWidth: Int) -> (GlyphRow, Double) {
         // Redraw the glyphs on a clean canvas, evenly spaced, condensed glyphs widened towards a
         // normal aspect (the OCR model was trained on ordinary type, not narrow plate fonts).
         let pad = Int(median * 0.4)
@@ -153,13 +208,19 @@ enum Rectifier {
         let outH = bottom - top + 1 + 2 * pad
         var pixels = [UInt8](repeating: 255, count: outW * outH)
         var placed: [(x0: Int, x1: Int)] = []
+        var masks: [GlyphMask] = []
         var cursor = pad
         for (b, w) in zip(row, widths) {
+            var bits = [UInt8](repeating: 0, count: b.width * b.height)
+            for y in b.y0...b.y1 {
+                for x in b.x0...b.x1 where labels[y * maskWidth + x] == b.label { bits[(y - b.y0) * b.width + x - b.x0] = 1 }
+            }
+            masks.append(GlyphMask(width: b.width, height: b.height, bits: bits))
             if !Self.respace { cursor = b.x0 - left + pad }
             for y in b.y0...b.y1 {
                 for ox in 0..<w {
                     let x = b.x0 + ox * b.width / w
-                    if labels[y * mask.width + x] == b.label {
+                    if labels[y * maskWidth + x] == b.label {
                         pixels[(y - top + pad) * outW + cursor + ox] = 0
                     }
                 }
@@ -174,6 +235,7 @@ enum Rectifier {
         let glyphRow = GlyphRow(
             image: GrayImage(width: outW, height: outH, pixels: pixels),
             glyphs: placed,
+            masks: masks,
             extent: (left, right, top, bottom))
         return (glyphRow, score)
     }

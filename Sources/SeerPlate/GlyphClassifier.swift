@@ -1,0 +1,219 @@
+import Foundation
+
+/// One segmented glyph: its ink as a bit mask cropped to its bounding box.
+struct GlyphMask: Sendable {
+    var width: Int
+    var height: Int
+    /// Row-major, 1 = ink.
+    var bits: [UInt8]
+}
+
+/// A small convolutional network that reads one plate glyph (A–Z, 0–9).
+///
+/// The network was trained on glyphs rendered from the fonts Debian ships (condensed, regular and
+/// wide sans faces, DIN and gothic faces), distorted the way photographed plates are (scale, shear,
+/// blur, noise, uneven light, JPEG) and binarised as the segmenter binarises: see
+/// `scripts/plate-glyphs/`, which writes `GlyphModelWeights.swift`. It gives every character a
+/// probability, which Tesseract's LSTM choices do not, so the candidate search can weigh real
+/// alternatives.
+///
+/// Layers: three 3×3 convolutions (ReLU, 2×2 max-pooling) over a 32×32 canvas, a hidden layer
+/// (ReLU) and a softmax over the classes.
+struct GlyphClassifier: Sendable {
+    /// The classes, in output order.
+    let classes: [Character]
+    private let channels: [Int]
+    private let hidden: Int
+    private let convWeights: [[Float]]
+    private let convBiases: [[Float]]
+    private let hiddenWeights: [Float]
+    private let hiddenBias: [Float]
+    private let outWeights: [Float]
+    private let outBias: [Float]
+
+    static let size = 32
+    static let glyphHeight = 28
+    static let maxWidth = 30
+
+    /// The model shipped with Seer, or nil if its data is unreadable (a build error caught by tests).
+    static let standard: GlyphClassifier? = GlyphClassifier(base64: glyphModelBase64)
+
+    /// Parses the model format written by `scripts/plate-glyphs/train.py`: the ASCII magic `SGC1`,
+    /// little-endian Int32 `c1 c2 c3 hidden classes`, the class characters (one byte each), then
+    /// Float32 weights and biases layer by layer in PyTorch's order.
+    init?(base64: String) {
+        guard let data = Data(base64Encoded: base64), data.count > 24 else { return nil }
+        let bytes = [UInt8](data)
+        guard bytes[0..<4].elementsEqual("SGC1".utf8) else { return nil }
+        var offset = 4
+        func int32() -> Int {
+            let v = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+            offset += 4
+            return Int(Int32(bitPattern: v))
+        }
+        let c = [int32(), int32(), int32()]
+        let hidden = int32(), classCount = int32()
+        guard c.allSatisfy({ $0 > 0 && $0 <= 256 }), hidden > 0, hidden <= 4096, classCount > 0, classCount <= 64,
+            offset + classCount <= bytes.count
+        else { return nil }
+        classes = bytes[offset..<(offset + classCount)].map { Character(UnicodeScalar($0)) }
+        offset += classCount
+        var failed = false
+        func floats(_ n: Int) -> [Float] {
+            guard offset + 4 * n <= bytes.count else {
+                failed = true
+                return []
+            }
+            var out = [Float](repeating: 0, count: n)
+            for i in 0..<n {
+                let o = offset + 4 * i
+                out[i] = Float(bitPattern: UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24)
+            }
+            offset += 4 * n
+            return out
+        }
+        var inputs = 1
+        var weights: [[Float]] = [], biases: [[Float]] = []
+        for ch in c {
+            weights.append(floats(ch * inputs * 9))
+            biases.append(floats(ch))
+            inputs = ch
+        }
+        let side = Self.size / 8
+        hiddenWeights = floats(hidden * c[2] * side * side)
+        hiddenBias = floats(hidden)
+        outWeights = floats(classCount * hidden)
+        outBias = floats(classCount)
+        guard !failed, offset == bytes.count else { return nil }
+        channels = c
+        self.hidden = hidden
+        convWeights = weights
+        convBiases = biases
+    }
+
+    /// The glyph on the network's canvas: 28 px tall, aspect kept (at most 30 px wide), centred,
+    /// each pixel the fraction of ink it covers (area averaging).
+    static func canvas(_ glyph: GlyphMask) -> [Float] {
+        let th = glyphHeight
+        let tw = max(1, min(maxWidth, Int((Double(glyph.width) * Double(th) / Double(glyph.height) + 0.5).rounded(.down))))
+        // Separable area averaging: rows first, then columns.
+        let ry = areaWeights(from: glyph.height, to: th)
+        let rx = areaWeights(from: glyph.width, to: tw)
+        var rows = [Float](repeating: 0, count: th * glyph.width)
+        for (o, taps) in ry.enumerated() {
+            for (i, w) in taps {
+                for x in 0..<glyph.width where glyph.bits[i * glyph.width + x] != 0 { rows[o * glyph.width + x] += w }
+            }
+        }
+        var out = [Float](repeating: 0, count: size * size)
+        let y0 = (size - th) / 2, x0 = (size - tw) / 2
+        for y in 0..<th {
+            for (o, taps) in rx.enumerated() {
+                var v: Float = 0
+                for (i, w) in taps { v += w * rows[y * glyph.width + i] }
+                out[(y0 + y) * size + x0 + o] = v
+            }
+        }
+        return out
+    }
+
+    /// For each output sample, the input samples it covers and their normalised overlaps.
+    static func areaWeights(from n: Int, to m: Int) -> [[(Int, Float)]] {
+        let scale = Double(n) / Double(m)
+        return (0..<m).map { o in
+            let lo = Double(o) * scale, hi = Double(o + 1) * scale
+            var taps: [(Int, Double)] = []
+            for i in Int(lo.rounded(.down))..<min(n, Int(hi.rounded(.up))) {
+                let w = max(0, min(hi, Double(i + 1)) - max(lo, Double(i)))
+                if w > 0 { taps.append((i, w)) }
+            }
+            let total = taps.reduce(0) { $0 + $1.1 }
+            return taps.map { ($0.0, Float($0.1 / total)) }
+        }
+    }
+
+    /// Class probabilities for one glyph, in ``classes`` order.
+    func probabilities(_ glyph: GlyphMask) -> [Float] {
+        guard glyph.width > 0, glyph.height > 0 else { return Array(repeating: 1 / Float(classes.count), count: classes.count) }
+        var planes = Self.canvas(glyph)
+        var side = Self.size
+        var inputs = 1
+        for layer in 0..<3 {
+            planes = Self.convolveReLUPool(planes, inputs: inputs, side: side, weights: convWeights[layer], biases: convBiases[layer], outputs: channels[layer])
+            inputs = channels[layer]
+            side /= 2
+        }
+        let features = planes.count
+        var h = hiddenBias
+        hiddenWeights.withUnsafeBufferPointer { w in
+            planes.withUnsafeBufferPointer { x in
+                for j in 0..<hidden {
+                    var s: Float = 0
+                    let row = j * features
+                    for i in 0..<features { s += w[row + i] * x[i] }
+                    h[j] = max(0, h[j] + s)
+                }
+            }
+        }
+        var logits = outBias
+        for k in 0..<logits.count {
+            var s: Float = 0
+            for j in 0..<hidden { s += outWeights[k * hidden + j] * h[j] }
+            logits[k] += s
+        }
+        let top = logits.max() ?? 0
+        let e = logits.map { Float(exp(Double($0 - top))) }
+        let sum = e.reduce(0, +)
+        return e.map { $0 / sum }
+    }
+
+    /// A 3×3 convolution (zero padding), ReLU and 2×2 max-pooling over planar channels.
+    static func convolveReLUPool(_ input: [Float], inputs: Int, side: Int, weights: [Float], biases: [Float], outputs: Int) -> [Float] {
+        let padded = side + 2
+        // Zero-padded copy so the inner loop needs no bounds tests.
+        var pad = [Float](repeating: 0, count: inputs * padded * padded)
+        for c in 0..<inputs {
+            for y in 0..<side {
+                for x in 0..<side { pad[c * padded * padded + (y + 1) * padded + x + 1] = input[c * side * side + y * side + x] }
+            }
+        }
+        let half = side / 2
+        var out = [Float](repeating: 0, count: outputs * half * half)
+        var acc = [Float](repeating: 0, count: side * side)
+        pad.withUnsafeBufferPointer { p in
+            weights.withUnsafeBufferPointer { w in
+                acc.withUnsafeMutableBufferPointer { a in
+                    out.withUnsafeMutableBufferPointer { o in
+                        for oc in 0..<outputs {
+                            let bias = biases[oc]
+                            for i in 0..<(side * side) { a[i] = bias }
+                            for ic in 0..<inputs {
+                                let plane = ic * padded * padded
+                                let k = (oc * inputs + ic) * 9
+                                for ky in 0..<3 {
+                                    for kx in 0..<3 {
+                                        let wv = w[k + ky * 3 + kx]
+                                        for y in 0..<side {
+                                            let src = plane + (y + ky) * padded + kx
+                                            let dst = y * side
+                                            for x in 0..<side { a[dst + x] += wv * p[src + x] }
+                                        }
+                                    }
+                                }
+                            }
+                            let base = oc * half * half
+                            for y in 0..<half {
+                                for x in 0..<half {
+                                    let i = 2 * y * side + 2 * x
+                                    let m = max(max(a[i], a[i + 1]), max(a[i + side], a[i + side + 1]))
+                                    o[base + y * half + x] = max(0, m)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
