@@ -150,8 +150,105 @@ enum Binarize {
         return Mask(width: image.width, height: image.height, bits: bits)
     }
 
+    /// `mask` without its horizontal runs longer than `length`: the edges of plate frames and
+    /// borders go, glyph strokes (shorter than a glyph is wide) stay.
+    static func withoutLongRuns(_ mask: Mask, longerThan length: Int) -> Mask {
+        var out = mask
+        let w = mask.width
+        out.bits.withUnsafeMutableBufferPointer { o in
+            for y in 0..<mask.height {
+                let row = y * w
+                var x = 0
+                while x < w {
+                    guard o[row + x] != 0 else {
+                        x += 1
+                        continue
+                    }
+                    var end = x
+                    while end < w, o[row + end] != 0 { end += 1 }
+                    if end - x > length { for i in x..<end { o[row + i] = 0 } }
+                    x = end
+                }
+            }
+        }
+        return out
+    }
+
     /// Otsu's global threshold over `pixels`.
     static func otsu(_ pixels: [UInt8]) -> Int { Threshold.otsu(pixels) }
+
+    /// The boxes and areas of the 4-connected components of `mask`, in the order of their first
+    /// pixel (row by row), without a label image: runs of set pixels, joined row to row through a
+    /// union-find. Same blobs as ``components(_:labels:maxArea:)``, much faster on large masks.
+    static func componentBoxes(_ mask: Mask) -> [Blob] {
+        let w = mask.width, h = mask.height
+        var runX0: [Int32] = [], runX1: [Int32] = [], runY: [Int32] = []
+        var parent: [Int32] = []
+        var rowStart = [Int](repeating: 0, count: h + 1)
+        mask.bits.withUnsafeBufferPointer { m in
+            for y in 0..<h {
+                rowStart[y] = runX0.count
+                let row = y * w
+                var x = 0
+                while x < w {
+                    if m[row + x] == 0 {
+                        x += 1
+                        continue
+                    }
+                    let start = x
+                    while x < w, m[row + x] != 0 { x += 1 }
+                    runX0.append(Int32(start))
+                    runX1.append(Int32(x - 1))
+                    runY.append(Int32(y))
+                    parent.append(Int32(parent.count))
+                }
+            }
+            rowStart[h] = runX0.count
+        }
+        func find(_ i: Int32) -> Int32 {
+            var i = i
+            while parent[Int(i)] != i {
+                parent[Int(i)] = parent[Int(parent[Int(i)])]
+                i = parent[Int(i)]
+            }
+            return i
+        }
+        // Join each run with the runs above it that it overlaps (4-connectivity).
+        for y in 1..<max(1, h) {
+            var above = rowStart[y - 1]
+            let aboveEnd = rowStart[y]
+            for r in rowStart[y]..<rowStart[y + 1] {
+                while above < aboveEnd, runX1[above] < runX0[r] { above += 1 }
+                var a = above
+                while a < aboveEnd, runX0[a] <= runX1[r] {
+                    let ra = find(Int32(a)), rb = find(Int32(r))
+                    if ra != rb {
+                        // The earlier run stays the root: blobs keep their first-pixel order.
+                        if ra < rb { parent[Int(rb)] = ra } else { parent[Int(ra)] = rb }
+                    }
+                    a += 1
+                }
+                // The last run above that overlapped may overlap the next run too.
+                if a > above { above = a - 1 }
+            }
+        }
+        var index = [Int32](repeating: -1, count: parent.count)
+        var blobs: [Blob] = []
+        for r in 0..<parent.count {
+            let root = Int(find(Int32(r)))
+            var b = Int(index[root])
+            if b < 0 {
+                b = blobs.count
+                index[root] = Int32(b)
+                blobs.append(Blob(x0: Int(runX0[r]), y0: Int(runY[r]), x1: Int(runX1[r]), y1: Int(runY[r]), area: 0, label: Int32(b + 1)))
+            }
+            blobs[b].x0 = min(blobs[b].x0, Int(runX0[r]))
+            blobs[b].x1 = max(blobs[b].x1, Int(runX1[r]))
+            blobs[b].y1 = max(blobs[b].y1, Int(runY[r]))
+            blobs[b].area += Int(runX1[r] - runX0[r] + 1)
+        }
+        return blobs
+    }
 
     /// 4-connected components of `mask`. `labels` gets each pixel's blob index + 1 (0 = background).
     static func components(_ mask: Mask, labels: inout [Int32], maxArea: Int = .max) -> [Blob] {

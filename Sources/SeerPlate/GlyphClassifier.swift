@@ -168,44 +168,45 @@ struct GlyphClassifier: Sendable {
     }
 
     /// A 3×3 convolution (zero padding), ReLU and 2×2 max-pooling over planar channels.
+    ///
+    /// Each input plane is copied into a zero-bordered plane `side + 2` wide; the output is
+    /// accumulated on the same wide grid, so every kernel tap is one multiply-add over a contiguous
+    /// run of the whole plane (the border columns collect junk that is never read).
     static func convolveReLUPool(_ input: [Float], inputs: Int, side: Int, weights: [Float], biases: [Float], outputs: Int) -> [Float] {
-        let padded = side + 2
-        // Zero-padded copy so the inner loop needs no bounds tests.
-        var pad = [Float](repeating: 0, count: inputs * padded * padded)
+        let stride = side + 2
+        let planeSize = stride * stride
+        // One zero row after the last plane so the largest tap offset stays in bounds.
+        var pad = [Float](repeating: 0, count: inputs * planeSize + stride)
         for c in 0..<inputs {
             for y in 0..<side {
-                for x in 0..<side { pad[c * padded * padded + (y + 1) * padded + x + 1] = input[c * side * side + y * side + x] }
+                for x in 0..<side { pad[c * planeSize + (y + 1) * stride + x + 1] = input[c * side * side + y * side + x] }
             }
         }
+        let run = side * stride  // output rows 0..<side on the wide grid
         let half = side / 2
         var out = [Float](repeating: 0, count: outputs * half * half)
-        var acc = [Float](repeating: 0, count: side * side)
+        var acc = [Float](repeating: 0, count: run)
         pad.withUnsafeBufferPointer { p in
             weights.withUnsafeBufferPointer { w in
                 acc.withUnsafeMutableBufferPointer { a in
                     out.withUnsafeMutableBufferPointer { o in
+                        guard let pa = p.baseAddress, let aa = a.baseAddress else { return }
                         for oc in 0..<outputs {
                             let bias = biases[oc]
-                            for i in 0..<(side * side) { a[i] = bias }
+                            for i in 0..<run { aa[i] = bias }
                             for ic in 0..<inputs {
-                                let plane = ic * padded * padded
                                 let k = (oc * inputs + ic) * 9
-                                for ky in 0..<3 {
-                                    for kx in 0..<3 {
-                                        let wv = w[k + ky * 3 + kx]
-                                        for y in 0..<side {
-                                            let src = plane + (y + ky) * padded + kx
-                                            let dst = y * side
-                                            for x in 0..<side { a[dst + x] += wv * p[src + x] }
-                                        }
-                                    }
+                                for tap in 0..<9 {
+                                    let wv = w[k + tap]
+                                    let src = pa + ic * planeSize + (tap / 3) * stride + tap % 3
+                                    for i in 0..<run { aa[i] += wv * src[i] }
                                 }
                             }
                             let base = oc * half * half
                             for y in 0..<half {
                                 for x in 0..<half {
-                                    let i = 2 * y * side + 2 * x
-                                    let m = max(max(a[i], a[i + 1]), max(a[i + side], a[i + side + 1]))
+                                    let i = 2 * y * stride + 2 * x
+                                    let m = max(max(aa[i], aa[i + 1]), max(aa[i + stride], aa[i + stride + 1]))
                                     o[base + y * half + x] = max(0, m)
                                 }
                             }

@@ -33,8 +33,7 @@ enum Locator {
         let mean = Binarize.localMean(image, integral: table, radius: radius)
         for (dark, offset) in [(true, 12), (false, 12), (true, 5)] {
             let mask = Binarize.threshold(image, mean: mean, offset: offset, dark: dark)
-            var labels: [Int32] = []
-            let blobs = Binarize.components(mask, labels: &labels)
+            let blobs = Binarize.componentBoxes(mask)
             let maxHeight = Double(image.height) / 3
             let glyphs = blobs.filter { b in
                 let h = Double(b.height), w = Double(b.width)
@@ -136,5 +135,155 @@ enum Locator {
         if aspect < 1.8 || aspect > 10 { score -= 3 }
         let row = TextRow(blobs: members, slope: slope, intercept: my - slope * mx, glyphHeight: h, lightOnDark: lightOnDark, score: score)
         return row
+    }
+}
+
+extension Locator {
+    static let edgeWindowDivisor = Int(ProcessInfo.processInfo.environment["SEER_EDGE_WIN"] ?? "") ?? 12
+    static let edgeDensity = Double(ProcessInfo.processInfo.environment["SEER_EDGE_DENS"] ?? "") ?? 0.15
+
+    /// Text bands found by their strokes' vertical edges, for plates whose glyphs the component
+    /// pass cannot see one by one (glyphs joined to a frame or a border).
+    ///
+    /// Horizontal intensity steps are marked, spread sideways so that the strokes of a line of text
+    /// run together, and the marked regions of text-line shape (wide, evenly filled) become rows:
+    /// their extent, centre line and slope from the marks column by column, their glyph height
+    /// from the marks' median height. A frame's long top and bottom edges have no horizontal
+    /// steps, so they do not join the band. Rows overlapping `existing` ones are skipped.
+    static func edgeRows(in image: GrayImage, avoiding existing: [TextRow], limit: Int) -> [TextRow] {
+        let w = image.width, h = image.height
+        guard w >= 32, h >= 32, limit > 0 else { return [] }
+        // Horizontal steps, thresholded at the 90th percentile (at least 24 levels).
+        var gradient = [UInt8](repeating: 0, count: w * h)
+        var histogram = [Int](repeating: 0, count: 256)
+        image.pixels.withUnsafeBufferPointer { p in
+            gradient.withUnsafeMutableBufferPointer { g in
+                for y in 0..<h {
+                    let row = y * w
+                    for x in 1..<(w - 1) {
+                        let d = abs(Int(p[row + x + 1]) - Int(p[row + x - 1]))
+                        g[row + x] = UInt8(min(255, d))
+                        histogram[min(255, d)] += 1
+                    }
+                }
+            }
+        }
+        var threshold = 255, count = 0
+        let wanted = w * h / 10
+        while threshold > 0, count + histogram[threshold] < wanted {
+            count += histogram[threshold]
+            threshold -= 1
+        }
+        threshold = max(24, threshold)
+        // Text rows: where marks are dense along the row (a frame's sides give one mark a row,
+        // a line of glyphs several per glyph), counted in a window of `window` pixels.
+        let window = max(16, w / Self.edgeWindowDivisor)
+        var spread = [UInt8](repeating: 0, count: w * h)
+        let needed = Int(Double(window) * Self.edgeDensity)
+        var prefix = [Int](repeating: 0, count: w + 1)
+        gradient.withUnsafeBufferPointer { g in
+            spread.withUnsafeMutableBufferPointer { out in
+                prefix.withUnsafeMutableBufferPointer { sum in
+                    let mark = UInt8(threshold)
+                    for y in 0..<h {
+                        let row = y * w
+                        for x in 0..<w { sum[x + 1] = sum[x] + (g[row + x] >= mark ? 1 : 0) }
+                        for x in 0..<w {
+                            let a = max(0, x - window / 2), b = min(w, x + window / 2 + 1)
+                            if sum[b] - sum[a] >= needed { out[row + x] = 1 }
+                        }
+                    }
+                }
+            }
+        }
+        var labels: [Int32] = []
+        let blobs = Binarize.components(Mask(width: w, height: h, bits: spread), labels: &labels)
+        var found: [(row: TextRow, score: Double)] = []
+        for b in blobs where b.height >= 10 && b.width >= 3 * b.height && b.width <= 14 * b.height && b.height <= h / 4 {
+            // Column by column: the marks' top, bottom and centre.
+            var centres: [(Double, Double)] = [], heights: [Double] = []
+            for x in stride(from: b.x0, through: b.x1, by: max(1, b.width / 60)) {
+                var top = -1, bottom = -1
+                for y in b.y0...b.y1 where labels[y * w + x] == b.label {
+                    if top < 0 { top = y }
+                    bottom = y
+                }
+                guard top >= 0 else { continue }
+                centres.append((Double(x), Double(top + bottom) / 2))
+                heights.append(Double(bottom - top + 1))
+            }
+            guard centres.count >= 8 else { continue }
+            heights.sort()
+            let bandHeight = heights[heights.count / 2]
+            guard bandHeight >= 6 else { continue }
+            let n = Double(centres.count)
+            let mx = centres.reduce(0) { $0 + $1.0 } / n, my = centres.reduce(0) { $0 + $1.1 } / n
+            var sxx = 0.0, sxy = 0.0
+            for (x, y) in centres {
+                sxx += (x - mx) * (x - mx)
+                sxy += (x - mx) * (y - my)
+            }
+            let slope = max(-0.4, min(0.4, sxx > 0 ? sxy / sxx : 0))
+            // The glyphs' height: the run of rows around the centre line (straightened by the
+            // slope) where marks are at least a quarter as dense as in the densest row.
+            let reachY = Int(2 * bandHeight)
+            var profile = [Int](repeating: 0, count: 2 * reachY + 1)
+            for x in b.x0...b.x1 {
+                let yc = my + slope * (Double(x) - mx)
+                for dy in -reachY...reachY {
+                    let y = Int(yc.rounded()) + dy
+                    if y >= 0, y < h, Int(gradient[y * w + x]) >= threshold { profile[dy + reachY] += 1 }
+                }
+            }
+            let peak = profile.max() ?? 0
+            guard peak > 0 else { continue }
+            var lo = reachY, hi = reachY
+            while lo > 0, profile[lo - 1] * 4 >= peak { lo -= 1 }
+            while hi < 2 * reachY, profile[hi + 1] * 4 >= peak { hi += 1 }
+            let glyphHeight = Double(hi - lo + 1)
+            guard glyphHeight >= 9 else { continue }
+            // Evenly filled at the glyph height: most columns reach most of it.
+            let full = heights.filter { $0 >= 0.7 * bandHeight }.count
+            let evenness = Double(full) / n
+            let aspect = Double(b.width) / glyphHeight
+            guard evenness > 0.5, aspect >= 2.5, aspect <= 12 else { continue }
+            // Polarity: along the middle of the band, strokes are the narrower runs (a stroke is
+            // thinner than the counters and gaps beside it), split at the band's mean.
+            let centreLine = my + Double(lo + hi - 2 * reachY) / 2
+            var darkRuns = 0, darkLength = 0, lightRuns = 0, lightLength = 0
+            for dy in stride(from: -glyphHeight / 4, through: glyphHeight / 4, by: max(1, glyphHeight / 8)) {
+                var values: [Int] = []
+                for x in b.x0...b.x1 {
+                    let y = Int(centreLine + slope * (Double(x) - mx) + dy)
+                    if y >= 0, y < h { values.append(Int(image.pixels[y * w + x])) }
+                }
+                guard values.count > 2 else { continue }
+                let mean = values.reduce(0, +) / values.count
+                var start = 0
+                for i in 1...values.count where i == values.count || (values[i] < mean) != (values[start] < mean) {
+                    // Runs touching either end are cut off: not counted.
+                    if start > 0, i < values.count {
+                        if values[start] < mean { darkRuns += 1; darkLength += i - start } else { lightRuns += 1; lightLength += i - start }
+                    }
+                    start = i
+                }
+            }
+            guard darkRuns > 0, lightRuns > 0 else { continue }
+            let lightOnDark = Double(lightLength) / Double(lightRuns) < Double(darkLength) / Double(darkRuns)
+            let centre = my + Double(lo + hi - 2 * reachY) / 2
+            let box = Blob(x0: b.x0, y0: Int(centre - glyphHeight / 2), x1: b.x1, y1: Int(centre + glyphHeight / 2), area: 0, label: 0)
+            let row = TextRow(
+                blobs: [box], slope: slope, intercept: centre - slope * mx, glyphHeight: glyphHeight, lightOnDark: lightOnDark,
+                score: evenness)
+            if existing.contains(where: { overlap($0, row) > 0.5 }) { continue }
+            found.append((row, evenness * min(1, aspect / 4)))
+        }
+        found.sort { $0.score != $1.score ? $0.score > $1.score : ($0.row.x0, $0.row.y0) < ($1.row.x0, $1.row.y0) }
+        var kept: [TextRow] = []
+        for (row, _) in found where !kept.contains(where: { overlap($0, row) > 0.5 }) {
+            kept.append(row)
+            if kept.count == limit { break }
+        }
+        return kept
     }
 }

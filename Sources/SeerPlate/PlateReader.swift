@@ -53,6 +53,7 @@ public final class PlateReader: Sendable {
         if factor > 1 { work = image.downscaled(by: factor) }
         let t0 = DispatchTime.now().uptimeNanoseconds
         let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
+        let edgeRows = Self.edgeLimit > 0 ? Locator.edgeRows(in: work, avoiding: located.rows, limit: Self.edgeLimit) : []
         let t1 = DispatchTime.now().uptimeNanoseconds
         defer {
             if Self.debugFolder != nil {
@@ -60,7 +61,7 @@ public final class PlateReader: Sendable {
             }
         }
         if Self.debugFolder != nil {
-            for row in located.rows {
+            for row in located.rows + edgeRows {
                 FileHandle.standardError.write(Data("row x \(row.x0)-\(row.x1) y \(row.y0)-\(row.y1) n \(row.blobs.count) h \(row.glyphHeight) score \(row.score)\n".utf8))
             }
         }
@@ -77,12 +78,24 @@ public final class PlateReader: Sendable {
         }
         let search = CandidateSearch(grammar: grammar)
         var reads: [RowRead] = []
+        // Every row is straightened, segmented and read by the glyph classifier first (cheap);
+        // Tesseract reads only the most promising ones.
+        var prepared = (located.rows + edgeRows).compactMap { row in
+            prepare(full(row), in: image, region: region, minimumGlyphs: 3).map { (located: row, rows: $0) }
+        }
+        let tallestPrepared = prepared.map(\.rows.row.glyphHeight).max() ?? 1
+        prepared.sort { a, b in
+            let ra = a.rows.quick * (a.rows.row.glyphHeight / tallestPrepared).squareRoot()
+            let rb = b.rows.quick * (b.rows.row.glyphHeight / tallestPrepared).squareRoot()
+            return ra != rb ? ra > rb : (a.located.x0, a.located.y0) < (b.located.x0, b.located.y0)
+        }
         try pool.withReader { ocr in
-            for row in located.rows {
-                guard var read = readRow(full(row), in: image, ocr: ocr, region: region, minimumGlyphs: 3) else { continue }
+            for (row, rows) in prepared.prefix(Self.readLimit) {
+                guard var read = readRow(rows, ocr: ocr, region: region) else { continue }
                 // A two-row plate: a shorter row just above, within the same span.
                 if read.positions.count <= 5, let upper = Self.upperPartner(of: row, among: located.all),
-                    let top = readRow(full(upper), in: image, ocr: ocr, region: region, minimumGlyphs: 2)
+                    let upperRows = prepare(full(upper), in: image, region: region, minimumGlyphs: 2),
+                    let top = readRow(upperRows, ocr: ocr, region: region)
                 {
                     let positions = top.positions + read.positions
                     let found = search.search(positions, region: region, limit: max(options.candidates, 8))
@@ -147,12 +160,34 @@ public final class PlateReader: Sendable {
         return ix * iy / max(1, min(a.2 * a.3, b.2 * b.3))
     }
 
-    private func readRow(_ row: TextRow, in image: GrayImage, ocr: TesseractReader, region: PlateRegion?, minimumGlyphs: Int) -> RowRead? {
+    /// A row straightened and segmented, with the glyph classifier's reading of each segmentation
+    /// and how promising the best of them looks (before any OCR).
+    struct PreparedRow {
+        var row: TextRow
+        var rect: RectifiedRow
+        var segmentations: [(glyphs: GlyphRow, classified: [Position])]
+        var quick: Double
+    }
+
+    private func prepare(_ row: TextRow, in image: GrayImage, region: PlateRegion?, minimumGlyphs: Int) -> PreparedRow? {
         let rect = Rectifier.rectify(image, row: row)
-        let segmentations = Rectifier.segment(rect, minimumGlyphs: minimumGlyphs)
+        let segmentations = Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2).map { (glyphs: $0, classified: Self.classify($0)) }
+        guard !segmentations.isEmpty else { return nil }
         let search = CandidateSearch(grammar: grammar)
-        var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow, tesseract: [[Position]])?
-        for glyphs in segmentations.prefix(2) {
+        let quick = segmentations.map { s in
+            (search.search(s.classified, region: region, limit: 1).first?.score ?? 0) * (Self.layoutPrior ? s.glyphs.layoutPrior : 1)
+        }.max() ?? 0
+        return PreparedRow(row: row, rect: rect, segmentations: segmentations, quick: quick)
+    }
+
+    private func readRow(_ prepared: PreparedRow, ocr: TesseractReader, region: PlateRegion?) -> RowRead? {
+        let row = prepared.row, rect = prepared.rect
+        if let dir = Self.debugFolder {
+            try? PNGWriter.write(rect.image, to: "\(dir)/rect\(row.x0)_\(row.y0).png")
+        }
+        let search = CandidateSearch(grammar: grammar)
+        var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow, tesseract: [[Position]], classified: [Position])?
+        for (glyphs, classified) in prepared.segmentations {
             let symbols = ocr.read(glyphs.image, layout: .line)
             if let dir = Self.debugFolder {
                 let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
@@ -160,16 +195,18 @@ public final class PlateReader: Sendable {
                 try? PNGWriter.write(rect.image, to: name + "_rect.png")
                 FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
             }
-            let tesseract = Self.alignPerGlyph(symbols, to: glyphs, ocr: ocr)
+            // A glyph the line reader skipped is read alone, unless the classifier is sure of it.
+            let sure = classified.map { ($0.options.first?.1 ?? 0) >= 0.9 }
+            let tesseract = Self.alignPerGlyph(symbols, to: glyphs, ocr: ocr, skip: sure)
             // Both readers must see text: bars of a fence or a grille look like I to the glyph
             // classifier, but Tesseract's line model finds no characters in them.
             guard tesseract.filter({ !$0.isEmpty }).count * 2 >= tesseract.count else { continue }
-            let positions = Self.combine(tesseract, glyphs)
+            let positions = Self.combine(tesseract, classified, glyphs)
             guard positions.count >= 2 else { continue }
             let found = search.search(positions, region: region, limit: max(options.candidates, 8))
             guard let top = found.first else { continue }
             if best == nil || top.score > best!.candidates[0].score {
-                best = (found, positions, glyphs, tesseract)
+                best = (found, positions, glyphs, tesseract, classified)
             }
             // A confident grammar match needs no second opinion.
             if top.format != nil, top.score > 0.95 { break }
@@ -178,13 +215,16 @@ public final class PlateReader: Sendable {
         // A second opinion: the same glyphs at another size. Tesseract's errors change with scale;
         // where both readings have the same glyphs, their scores are averaged.
         var votes: [[[Position]]] = [best.tesseract]
-        for s in Self.voteScales {
+        // When both readers already agree on every glyph, a second opinion cannot change the text.
+        let agreed = best.tesseract.count == best.classified.count
+            && zip(best.tesseract, best.classified).allSatisfy { t, c in t.count == 1 && t[0].options.first?.0 == c.options.first?.0 }
+        for s in Self.voteScales where !agreed {
             let image = best.glyphs.image
             let small = image.resized(width: max(8, Int(Double(image.width) * s)), height: max(8, Int(Double(image.height) * s)))
             let scaled = GlyphRow(
                 image: small, glyphs: best.glyphs.glyphs.map { (Int(Double($0.x0) * s), Int(Double($0.x1) * s)) },
                 extent: best.glyphs.extent)
-            votes.append(Self.alignPerGlyph(ocr.read(small, layout: .line), to: scaled, ocr: ocr))
+            votes.append(Self.alignPerGlyph(ocr.read(small, layout: .line), to: scaled, ocr: ocr, skip: best.classified.map { _ in true }))
         }
         if votes.count > 1 {
             let merged: [[Position]]
@@ -198,9 +238,9 @@ public final class PlateReader: Sendable {
                         ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
                 }
             }
-            let positions = Self.combine(merged, best.glyphs)
+            let positions = Self.combine(merged, best.classified, best.glyphs)
             let found = search.search(positions, region: region, limit: max(options.candidates, 8))
-            if !found.isEmpty { best = (found, positions, best.glyphs, merged) }
+            if !found.isEmpty { best = (found, positions, best.glyphs, merged, best.classified) }
         }
         // Corners: the glyph extent widened to the plate around it.
         let (u0, u1, v0, v1) = best.glyphs.extent
@@ -245,7 +285,7 @@ public final class PlateReader: Sendable {
 
     /// Per segmented glyph, the line reader's symbols that fall on it (nearest centre), or, when
     /// the line reader skipped the glyph, the glyph read on its own.
-    static func alignPerGlyph(_ symbols: [OCRSymbol], to row: GlyphRow, ocr: TesseractReader) -> [[Position]] {
+    static func alignPerGlyph(_ symbols: [OCRSymbol], to row: GlyphRow, ocr: TesseractReader, skip: [Bool] = []) -> [[Position]] {
         guard !row.glyphs.isEmpty else { return [] }
         let owner: [Int] = symbols.map { s in
             let c = Double(s.x0 + s.x1) / 2
@@ -256,7 +296,9 @@ public final class PlateReader: Sendable {
         var out: [[Position]] = []
         for (g, glyph) in row.glyphs.enumerated() {
             let mine = symbols.indices.filter { owner[$0] == g }
-            if mine.isEmpty {
+            if mine.isEmpty, skip.indices.contains(g), skip[g] {
+                out.append([])
+            } else if mine.isEmpty {
                 let pad = max(4, row.image.height / 4)
                 let x0 = max(0, glyph.x0 - pad), x1 = min(row.image.width - 1, glyph.x1 + pad)
                 let crop = row.image.cropped(x: x0, y: 0, width: x1 - x0 + 1, height: row.image.height)
@@ -269,15 +311,23 @@ public final class PlateReader: Sendable {
     }
 
     /// One position per segmented glyph from the line reader's positions and the glyph classifier.
-    static func combine(_ tesseract: [[Position]], _ row: GlyphRow) -> [Position] {
-        guard glyphMode != "old", glyphMode != "tess", let classifier = GlyphClassifier.standard, row.masks.count == tesseract.count else {
+    /// The glyph classifier's reading of each glyph of `row` (empty when the model is unavailable).
+    static func classify(_ row: GlyphRow) -> [Position] {
+        guard glyphMode != "old", glyphMode != "tess", let classifier = GlyphClassifier.standard else { return [] }
+        return row.masks.map { mask in
+            let p = classifier.probabilities(mask)
+            let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] > 0.002 }
+            return Position(options: ranked.map { (classifier.classes[$0], Double(p[$0])) })
+        }
+    }
+
+    static func combine(_ tesseract: [[Position]], _ classified: [Position], _ row: GlyphRow) -> [Position] {
+        guard classified.count == tesseract.count, !classified.isEmpty else {
             return tesseract.flatMap { $0 }
         }
         var out: [Position] = []
         for (g, t) in tesseract.enumerated() {
-            let p = classifier.probabilities(row.masks[g])
-            let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] > 0.002 }
-            let mine = Position(options: ranked.map { (classifier.classes[$0], Double(p[$0])) })
+            let mine = classified[g]
             if glyphMode == "cls" || t.count == 0 {
                 out.append(mine)
             } else if t.count == 1 {
@@ -294,6 +344,8 @@ public final class PlateReader: Sendable {
         return out
     }
 
+    static let readLimit = Int(ProcessInfo.processInfo.environment["SEER_READK"] ?? "") ?? 4
+    static let edgeLimit = Int(ProcessInfo.processInfo.environment["SEER_EDGE"] ?? "") ?? 3
     static let layoutPrior = ProcessInfo.processInfo.environment["SEER_LAYOUT"] != "0"
     static let glyphMode = ProcessInfo.processInfo.environment["SEER_GLYPH_MODE"] ?? "mix"
     static let tesseractWeight = Double(ProcessInfo.processInfo.environment["SEER_TESS_WEIGHT"] ?? "") ?? 0.4

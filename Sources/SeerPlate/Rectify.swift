@@ -128,7 +128,15 @@ enum Rectifier {
     /// the row's band, which frees glyphs joined to a plate frame or a border above or below them.
     static func glyphs(in mask: Mask, minimumGlyphs: Int) -> (GlyphRow, Double)? {
         var labels: [Int32] = []
-        guard var (row, median) = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs) else { return nil }
+        var mask = mask
+        var found = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs)
+        if found == nil {
+            // Glyphs standing on a frame's edge or under a border join them; long horizontal runs
+            // (longer than a glyph is wide) are those edges and borders.
+            mask = Binarize.withoutLongRuns(mask, longerThan: Int(1.3 * glyphHeight))
+            found = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs)
+        }
+        guard var (row, median) = found else { return nil }
         if Self.bandPass {
             let top = max(0, row.map(\.y0).min()! - 1), bottom = min(mask.height - 1, row.map(\.y1).max()! + 1)
             var clipped = mask
@@ -138,6 +146,9 @@ enum Rectifier {
             if let (second, secondMedian) = selectRow(clipped, labels: &bandLabels, minimumGlyphs: minimumGlyphs, band: (top, bottom)),
                 second.count > row.count
             {
+                if PlateReader.debugFolder != nil {
+                    FileHandle.standardError.write(Data("band \(top)-\(bottom): \(row.map { "\($0.x0)/\($0.y0)-\($0.y1)" }) -> \(second.map { "\($0.x0)/\($0.y0)-\($0.y1)w\($0.width)" })\n".utf8))
+                }
                 row = second
                 median = secondMedian
                 labels = bandLabels
@@ -147,7 +158,7 @@ enum Rectifier {
     }
 
     static let widen = Double(ProcessInfo.processInfo.environment["SEER_WIDEN"] ?? "") ?? 0.6
-    static let bandPass = ProcessInfo.processInfo.environment["SEER_BAND"] == "1"
+    static let bandPass = ProcessInfo.processInfo.environment["SEER_BAND"] != "0"
 
     /// The longest evenly spaced run of glyph-like blobs on the centre line, and their median height.
     /// With `band` (the rows the mask was cut to), blobs cut by both of its edges are dropped.
@@ -169,9 +180,14 @@ enum Rectifier {
                 && b.y0 > 0 && b.y1 < mask.height - 1
         }
         if let (top, bottom) = band {
-            // Ink cut by both edges of the band runs on above and below it: a frame's or a
-            // border's stroke, not a glyph.
-            kept = kept.filter { !($0.y0 <= top && $0.y1 >= bottom) }
+            // Ink cut by an edge of the band runs on above or below it. Cut by both, or cut and
+            // as thin as a line, it is a frame's or a border's stroke, not a glyph.
+            kept = kept.filter { b in
+                let cutTop = b.y0 <= top, cutBottom = b.y1 >= bottom
+                if cutTop && cutBottom { return false }
+                if (cutTop || cutBottom) && Double(b.width) < 0.2 * Double(bottom - top) { return false }
+                return true
+            }
         }
         guard kept.count >= minimumGlyphs else { return nil }
         let heights = kept.map { Double($0.height) }.sorted()

@@ -1,0 +1,97 @@
+import Foundation
+import SeerImage
+import Testing
+
+@testable import SeerPlate
+
+/// The pieces under the reader: connected components, line removal, the glyph classifier.
+@Suite struct GlyphTests {
+    /// A reproducible pseudo-random mask with blobs of every shape, touching the borders too.
+    static func randomMask(width: Int, height: Int, seed: UInt64, density: Double) -> Mask {
+        var state = seed
+        func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        return Mask(width: width, height: height, bits: (0..<(width * height)).map { _ in next() < density ? 1 : 0 })
+    }
+
+    @Test(arguments: [(0.2, 1), (0.45, 2), (0.6, 3), (0.9, 4)])
+    func runComponentsMatchFloodFill(density: Double, seed: Int) {
+        let mask = Self.randomMask(width: 97, height: 61, seed: UInt64(seed), density: density)
+        var labels: [Int32] = []
+        let flood = Binarize.components(mask, labels: &labels)
+        let runs = Binarize.componentBoxes(mask)
+        #expect(runs.count == flood.count)
+        for (a, b) in zip(flood, runs) {
+            #expect((a.x0, a.y0, a.x1, a.y1, a.area, a.label) == (b.x0, b.y0, b.x1, b.y1, b.area, b.label))
+        }
+    }
+
+    @Test func componentsOfKnownShapes() {
+        // A U (one component through its bottom) and a separate bar.
+        let rows = [
+            "#..#..#",
+            "#..#..#",
+            "####..#",
+        ]
+        let bits = rows.flatMap { $0.map { $0 == "#" ? UInt8(1) : 0 } }
+        let blobs = Binarize.componentBoxes(Mask(width: 7, height: 3, bits: bits))
+        #expect(blobs.count == 2)
+        #expect((blobs[0].x0, blobs[0].x1, blobs[0].area) == (0, 3, 8))
+        #expect((blobs[1].x0, blobs[1].x1, blobs[1].area) == (6, 6, 3))
+    }
+
+    @Test func longRunsGoShortStrokesStay() {
+        let w = 40
+        var bits = [UInt8](repeating: 0, count: w * 3)
+        for x in 0..<w { bits[x] = 1 }  // a frame edge across the top row
+        for x in 5..<12 { bits[w + x] = 1 }  // a glyph's bar
+        bits[2 * w + 5] = 1
+        let cleaned = Binarize.withoutLongRuns(Mask(width: w, height: 3, bits: bits), longerThan: 10)
+        #expect(cleaned.bits[0..<w].allSatisfy { $0 == 0 })
+        #expect(cleaned.bits[(w + 5)..<(w + 12)].allSatisfy { $0 == 1 })
+        #expect(cleaned.bits[2 * w + 5] == 1)
+    }
+
+    @Test func shippedModelLoads() throws {
+        let model = try #require(GlyphClassifier.standard)
+        #expect(String(model.classes) == "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        #expect(GlyphClassifier(base64: "U0dDMQ==") == nil)
+        #expect(GlyphClassifier(base64: "not base64") == nil)
+    }
+
+    /// A glyph mask drawn from a few strokes (so the test needs no font).
+    static func strokes(_ rows: [String]) -> GlyphMask {
+        let height = rows.count, width = rows[0].count
+        // Scale up 4× so the glyph is the size the segmenter hands over.
+        var bits = [UInt8](repeating: 0, count: width * 4 * height * 4)
+        for (y, row) in rows.enumerated() {
+            for (x, c) in row.enumerated() where c == "#" {
+                for dy in 0..<4 { for dx in 0..<4 { bits[(y * 4 + dy) * width * 4 + x * 4 + dx] = 1 } }
+            }
+        }
+        return GlyphMask(width: width * 4, height: height * 4, bits: bits)
+    }
+
+    @Test(arguments: [
+        ("L", ["##....", "##....", "##....", "##....", "##....", "##....", "##....", "##....", "######", "######"]),
+        ("T", ["######", "######", "..##..", "..##..", "..##..", "..##..", "..##..", "..##..", "..##..", "..##.."]),
+        ("7", ["######", "######", "....##", "...##.", "...##.", "..##..", "..##..", ".##...", ".##...", ".##..."]),
+    ])
+    func classifiesSimpleGlyphs(expected: String, rows: [String]) throws {
+        let model = try #require(GlyphClassifier.standard)
+        let p = model.probabilities(Self.strokes(rows))
+        #expect(abs(p.reduce(0, +) - 1) < 1e-4)
+        let best = p.indices.max { p[$0] < p[$1] }!
+        #expect(String(model.classes[best]) == expected, "read \(model.classes[best]) at \(p[best])")
+    }
+
+    @Test func canvasKeepsAspectAndInk() {
+        let tall = GlyphMask(width: 7, height: 28, bits: [UInt8](repeating: 1, count: 7 * 28))
+        let canvas = GlyphClassifier.canvas(tall)
+        // 28 rows of 7 fully inked columns, centred: columns 12...18, rows 2...29.
+        #expect(abs(canvas.reduce(0, +) - 7 * 28) < 1e-3)
+        #expect(canvas[2 * 32 + 12] == 1 && canvas[2 * 32 + 11] == 0 && canvas[1 * 32 + 12] == 0)
+    }
+}
