@@ -1,4 +1,5 @@
 import Foundation
+import SeerImage
 
 /// One segmented glyph: its ink as a bit mask cropped to its bounding box.
 struct GlyphMask: Sendable {
@@ -35,13 +36,28 @@ struct GlyphClassifier: Sendable {
     static let glyphHeight = 28
     static let maxWidth = 30
 
-    /// The model shipped with Seer, or nil if its data is unreadable (a build error caught by tests).
-    static let standard: GlyphClassifier? = GlyphClassifier(base64: glyphModelBase64)
+    /// The models shipped with Seer (one reads the glyph's mask, one the grey row under its box),
+    /// or empty if their data is unreadable (a build error caught by tests).
+    static let standard: [GlyphClassifier] = [
+        GlyphClassifier(base64: glyphMaskModelBase64, input: .mask), GlyphClassifier(base64: glyphGreyModelBase64, input: .grey),
+    ].compactMap { $0 }
+
+    /// What a model reads.
+    enum Input: Sendable {
+        /// The glyph's binarised ink.
+        case mask
+        /// The grey straightened row under the glyph's box.
+        case grey
+    }
+
+    /// What this model reads.
+    let input: Input
 
     /// Parses the model format written by `scripts/plate-glyphs/train.py`: the ASCII magic `SGC1`,
     /// little-endian Int32 `c1 c2 c3 hidden classes`, the class characters (one byte each), then
     /// Float32 weights and biases layer by layer in PyTorch's order.
-    init?(base64: String) {
+    init?(base64: String, input: Input = .mask) {
+        self.input = input
         guard let data = Data(base64Encoded: base64), data.count > 24 else { return nil }
         let bytes = [UInt8](data)
         guard bytes[0..<4].elementsEqual("SGC1".utf8) else { return nil }
@@ -94,15 +110,34 @@ struct GlyphClassifier: Sendable {
     /// The glyph on the network's canvas: 28 px tall, aspect kept (at most 30 px wide), centred,
     /// each pixel the fraction of ink it covers (area averaging).
     static func canvas(_ glyph: GlyphMask) -> [Float] {
+        place(glyph.bits.map { Float($0) }, width: glyph.width, height: glyph.height)
+    }
+
+    /// The grey row under a glyph's box (dark glyph on light ground) on the canvas, as ink: 1 at
+    /// the crop's 5th percentile and darker, 0 at its 95th and lighter (at least 8 levels apart).
+    static func greyCanvas(_ crop: GrayImage) -> [Float] {
+        let sorted = crop.pixels.sorted()
+        let n = sorted.count
+        guard n > 0 else { return [Float](repeating: 0, count: size * size) }
+        let lo = Int(sorted[(n - 1) * 5 / 100])
+        let hi = max(Int(sorted[(n - 1) * 95 / 100]), lo + 8)
+        let range = Float(hi - lo)
+        let ink = crop.pixels.map { max(0, min(1, Float(hi - Int($0)) / range)) }
+        return place(ink, width: crop.width, height: crop.height)
+    }
+
+    /// `values` (row-major, `width` × `height`) resampled by area averaging to 28 rows, aspect kept
+    /// (at most 30 columns), centred on the zero canvas.
+    static func place(_ values: [Float], width: Int, height: Int) -> [Float] {
         let th = glyphHeight
-        let tw = max(1, min(maxWidth, Int((Double(glyph.width) * Double(th) / Double(glyph.height) + 0.5).rounded(.down))))
+        let tw = max(1, min(maxWidth, Int((Double(width) * Double(th) / Double(height) + 0.5).rounded(.down))))
         // Separable area averaging: rows first, then columns.
-        let ry = areaWeights(from: glyph.height, to: th)
-        let rx = areaWeights(from: glyph.width, to: tw)
-        var rows = [Float](repeating: 0, count: th * glyph.width)
+        let ry = areaWeights(from: height, to: th)
+        let rx = areaWeights(from: width, to: tw)
+        var rows = [Float](repeating: 0, count: th * width)
         for (o, taps) in ry.enumerated() {
             for (i, w) in taps {
-                for x in 0..<glyph.width where glyph.bits[i * glyph.width + x] != 0 { rows[o * glyph.width + x] += w }
+                for x in 0..<width where values[i * width + x] != 0 { rows[o * width + x] += w * values[i * width + x] }
             }
         }
         var out = [Float](repeating: 0, count: size * size)
@@ -110,7 +145,7 @@ struct GlyphClassifier: Sendable {
         for y in 0..<th {
             for (o, taps) in rx.enumerated() {
                 var v: Float = 0
-                for (i, w) in taps { v += w * rows[y * glyph.width + i] }
+                for (i, w) in taps { v += w * rows[y * width + i] }
                 out[(y0 + y) * size + x0 + o] = v
             }
         }
@@ -132,10 +167,17 @@ struct GlyphClassifier: Sendable {
         }
     }
 
-    /// Class probabilities for one glyph, in ``classes`` order.
-    func probabilities(_ glyph: GlyphMask) -> [Float] {
+    /// Class probabilities for one glyph, in ``classes`` order, from its mask or its grey crop
+    /// (whichever this model reads).
+    func probabilities(_ glyph: GlyphMask, crop: GrayImage? = nil) -> [Float] {
         guard glyph.width > 0, glyph.height > 0 else { return Array(repeating: 1 / Float(classes.count), count: classes.count) }
-        var planes = Self.canvas(glyph)
+        var planes: [Float]
+        switch input {
+        case .mask: planes = Self.canvas(glyph)
+        case .grey:
+            guard let crop, crop.width > 0, crop.height > 0 else { return Array(repeating: 1 / Float(classes.count), count: classes.count) }
+            planes = Self.greyCanvas(crop)
+        }
         var side = Self.size
         var inputs = 1
         for layer in 0..<3 {

@@ -139,9 +139,6 @@ enum Locator {
 }
 
 extension Locator {
-    static let edgeWindowDivisor = Int(ProcessInfo.processInfo.environment["SEER_EDGE_WIN"] ?? "") ?? 12
-    static let edgeDensity = Double(ProcessInfo.processInfo.environment["SEER_EDGE_DENS"] ?? "") ?? 0.15
-
     /// Text bands found by their strokes' vertical edges, for plates whose glyphs the component
     /// pass cannot see one by one (glyphs joined to a frame or a border).
     ///
@@ -177,9 +174,9 @@ extension Locator {
         threshold = max(24, threshold)
         // Text rows: where marks are dense along the row (a frame's sides give one mark a row,
         // a line of glyphs several per glyph), counted in a window of `window` pixels.
-        let window = max(16, w / Self.edgeWindowDivisor)
+        let window = max(16, w / 12)
         var spread = [UInt8](repeating: 0, count: w * h)
-        let needed = Int(Double(window) * Self.edgeDensity)
+        let needed = Int(Double(window) * 0.15)
         var prefix = [Int](repeating: 0, count: w + 1)
         gradient.withUnsafeBufferPointer { g in
             spread.withUnsafeMutableBufferPointer { out in

@@ -14,13 +14,23 @@ public final class PlateReader: Sendable {
         public var minimumScore: Double
         /// Photos whose longer side exceeds this are located on a reduced copy.
         public var locateMaxSide: Int
+        /// Further candidate rows per photo found as dense bands of stroke edges (plates whose
+        /// glyphs touch their frame).
+        public var edgeRowsPerPhoto: Int
+        /// Candidate rows read with Tesseract, the most promising by the glyph classifiers' reading.
+        public var rowsRead: Int
 
         /// Creates options; every parameter has the documented default.
-        public init(rowsPerPhoto: Int = 8, candidates: Int = 5, minimumScore: Double = 0.12, locateMaxSide: Int = 1600) {
+        public init(
+            rowsPerPhoto: Int = 8, candidates: Int = 5, minimumScore: Double = 0.12, locateMaxSide: Int = 1600,
+            edgeRowsPerPhoto: Int = 3, rowsRead: Int = 4
+        ) {
             self.rowsPerPhoto = rowsPerPhoto
             self.candidates = candidates
             self.minimumScore = minimumScore
             self.locateMaxSide = locateMaxSide
+            self.edgeRowsPerPhoto = edgeRowsPerPhoto
+            self.rowsRead = rowsRead
         }
     }
 
@@ -53,7 +63,7 @@ public final class PlateReader: Sendable {
         if factor > 1 { work = image.downscaled(by: factor) }
         let t0 = DispatchTime.now().uptimeNanoseconds
         let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
-        let edgeRows = Self.edgeLimit > 0 ? Locator.edgeRows(in: work, avoiding: located.rows, limit: Self.edgeLimit) : []
+        let edgeRows = Locator.edgeRows(in: work, avoiding: located.rows, limit: options.edgeRowsPerPhoto)
         let t1 = DispatchTime.now().uptimeNanoseconds
         defer {
             if Self.debugFolder != nil {
@@ -90,7 +100,7 @@ public final class PlateReader: Sendable {
             return ra != rb ? ra > rb : (a.located.x0, a.located.y0) < (b.located.x0, b.located.y0)
         }
         try pool.withReader { ocr in
-            for (row, rows) in prepared.prefix(Self.readLimit) {
+            for (row, rows) in prepared.prefix(options.rowsRead) {
                 guard var read = readRow(rows, ocr: ocr, region: region) else { continue }
                 // A two-row plate: a shorter row just above, within the same span.
                 if read.positions.count <= 5, let upper = Self.upperPartner(of: row, among: located.all),
@@ -110,16 +120,24 @@ public final class PlateReader: Sendable {
             }
         }
         // Plate characters are usually the tallest text row and 5–8 long.
-        let tallest = reads.map(\.glyphHeight).max() ?? 1
+        // Plate characters are usually the tallest credible text: rows read with a score well
+        // below the best one (bars, grilles, badges) do not set the scale.
+        let bestScore = reads.map { $0.candidates[0].score * $0.layout }.max() ?? 0
+        let tallest = reads.filter { $0.candidates[0].score * $0.layout >= 0.7 * bestScore }.map(\.glyphHeight).max() ?? 1
         var ranked: [(reading: PlateReading, rank: Double, score: Double, box: (Double, Double, Double, Double))] = reads.map { r in
             let reading = makeReading(r, scaleX: scaleX, scaleY: scaleY)
             let n = reading.text.count
             let lengthFactor = n >= 5 && n <= 8 ? 1.0 : n == 4 ? 0.6 : n > 8 ? 0.5 : 0.3
             let score = r.candidates[0].score
             let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
-            return (reading, score * lengthFactor * r.layout * (r.glyphHeight / tallest).squareRoot(), score, box)
+            return (reading, score * lengthFactor * r.layout * min(1, r.glyphHeight / tallest).squareRoot(), score, box)
         }
         ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.reading.text < $1.reading.text }
+        if Self.debugFolder != nil {
+            for (r, read) in zip(ranked, reads) {
+                FileHandle.standardError.write(Data("rank \(r.reading.text) \(r.rank) score \(r.score) layout \(read.layout) h \(read.glyphHeight)/\(tallest)\n".utf8))
+            }
+        }
         var kept: [PlateReading] = []
         var boxes: [(Double, Double, Double, Double)] = []
         for r in ranked where r.score >= options.minimumScore {
@@ -175,7 +193,7 @@ public final class PlateReader: Sendable {
         guard !segmentations.isEmpty else { return nil }
         let search = CandidateSearch(grammar: grammar)
         let quick = segmentations.map { s in
-            (search.search(s.classified, region: region, limit: 1).first?.score ?? 0) * (Self.layoutPrior ? s.glyphs.layoutPrior : 1)
+            (search.search(s.classified, region: region, limit: 1).first?.score ?? 0) * s.glyphs.layoutPrior
         }.max() ?? 0
         return PreparedRow(row: row, rect: rect, segmentations: segmentations, quick: quick)
     }
@@ -193,6 +211,10 @@ public final class PlateReader: Sendable {
                 let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
                 try? PNGWriter.write(glyphs.image, to: name + "_glyphs.png")
                 try? PNGWriter.write(rect.image, to: name + "_rect.png")
+                for (i, crop) in glyphs.crops.enumerated() { try? PNGWriter.write(crop, to: name + "_g\(i).png") }
+                for (i, m) in glyphs.masks.enumerated() {
+                    try? PNGWriter.write(GrayImage(width: m.width, height: m.height, pixels: m.bits.map { $0 != 0 ? 0 : 255 }), to: name + "_m\(i).png")
+                }
                 FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
             }
             // A glyph the line reader skipped is read alone, unless the classifier is sure of it.
@@ -227,16 +249,10 @@ public final class PlateReader: Sendable {
             votes.append(Self.alignPerGlyph(ocr.read(small, layout: .line), to: scaled, ocr: ocr, skip: best.classified.map { _ in true }))
         }
         if votes.count > 1 {
-            let merged: [[Position]]
-            if Self.glyphMode == "old" {
-                let flat = votes.map { $0.flatMap { $0 } }
-                merged = flat.allSatisfy({ $0.count == flat[0].count }) ? flat[0].indices.map { i in [Self.vote(flat.map { $0[i] })] } : best.tesseract
-            } else {
-                merged = best.tesseract.indices.map { g in
-                    let readings = votes.map { $0[g] }
-                    return readings.allSatisfy({ $0.count == readings[0].count })
-                        ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
-                }
+            let merged: [[Position]] = best.tesseract.indices.map { g in
+                let readings = votes.map { $0[g] }
+                return readings.allSatisfy({ $0.count == readings[0].count })
+                    ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
             }
             let positions = Self.combine(merged, best.classified, best.glyphs)
             let found = search.search(positions, region: region, limit: max(options.candidates, 8))
@@ -253,7 +269,7 @@ public final class PlateReader: Sendable {
         ]
         return RowRead(
             candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight,
-            layout: Self.layoutPrior ? best.glyphs.layoutPrior : 1)
+            layout: best.glyphs.layoutPrior)
     }
 
     private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {
@@ -313,11 +329,18 @@ public final class PlateReader: Sendable {
     /// One position per segmented glyph from the line reader's positions and the glyph classifier.
     /// The glyph classifier's reading of each glyph of `row` (empty when the model is unavailable).
     static func classify(_ row: GlyphRow) -> [Position] {
-        guard glyphMode != "old", glyphMode != "tess", let classifier = GlyphClassifier.standard else { return [] }
-        return row.masks.map { mask in
-            let p = classifier.probabilities(mask)
+        let models = GlyphClassifier.standard
+        guard let first = models.first else { return [] }
+        return row.masks.indices.map { g in
+            // The models' mean probabilities.
+            var p = [Float](repeating: 0, count: first.classes.count)
+            for model in models {
+                for (k, v) in model.probabilities(row.masks[g], crop: row.crops.indices.contains(g) ? row.crops[g] : nil).enumerated() {
+                    p[k] += v / Float(models.count)
+                }
+            }
             let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] > 0.002 }
-            return Position(options: ranked.map { (classifier.classes[$0], Double(p[$0])) })
+            return Position(options: ranked.map { (first.classes[$0], Double(p[$0])) })
         }
     }
 
@@ -328,7 +351,7 @@ public final class PlateReader: Sendable {
         var out: [Position] = []
         for (g, t) in tesseract.enumerated() {
             let mine = classified[g]
-            if glyphMode == "cls" || t.count == 0 {
+            if t.count == 0 {
                 out.append(mine)
             } else if t.count == 1 {
                 var scores: [Character: Double] = [:]
@@ -344,11 +367,8 @@ public final class PlateReader: Sendable {
         return out
     }
 
-    static let readLimit = Int(ProcessInfo.processInfo.environment["SEER_READK"] ?? "") ?? 4
-    static let edgeLimit = Int(ProcessInfo.processInfo.environment["SEER_EDGE"] ?? "") ?? 3
-    static let layoutPrior = ProcessInfo.processInfo.environment["SEER_LAYOUT"] != "0"
-    static let glyphMode = ProcessInfo.processInfo.environment["SEER_GLYPH_MODE"] ?? "mix"
-    static let tesseractWeight = Double(ProcessInfo.processInfo.environment["SEER_TESS_WEIGHT"] ?? "") ?? 0.4
+    /// Tesseract's share of a glyph's vote; the glyph classifiers have the rest.
+    static let tesseractWeight = 0.4
 
     /// Diagnostics for development: when `SEER_PLATE_DEBUG` names a folder, each row read is
     /// written there as PNG (straightened crop and clean glyph row) and rows, OCR text and timings
@@ -356,7 +376,7 @@ public final class PlateReader: Sendable {
     static let debugFolder: String? = ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"]
 
     /// Sizes, relative to the first reading, of the further readings that vote.
-    static let voteScales: [Double] = ProcessInfo.processInfo.environment["SEER_VOTE"] == "0" ? [] : [0.7]
+    static let voteScales = [0.7]
 
     /// The mean of several readings' scores for one position.
     static func vote(_ readings: [Position]) -> Position {

@@ -25,6 +25,8 @@ struct GlyphRow {
     var glyphs: [(x0: Int, x1: Int)]
     /// Each kept glyph's ink, cropped to its box (same order as `glyphs`).
     var masks: [GlyphMask] = []
+    /// The straightened grey row under each kept glyph's box (dark on light, same order).
+    var crops: [GrayImage] = []
     /// Extent of the glyphs in the rectified crop: u0, u1, v0, v1.
     var extent: (Int, Int, Int, Int)
 
@@ -46,8 +48,6 @@ struct GlyphRow {
 
 enum Rectifier {
     static let glyphHeight = 40.0
-    static let widenCondensed = false
-    static let respace = false
 
     /// Straightens `row` out of `image`: rotated by the row's baseline angle, scaled so glyphs are
     /// `glyphHeight` tall, `margin` glyph heights above and below the centre line.
@@ -56,7 +56,7 @@ enum Rectifier {
         let along = (cos(angle), sin(angle)), across = (-sin(angle), cos(angle))
         let h = row.glyphHeight
         let scale = glyphHeight / h
-        let x0 = Double(row.x0) - widen * h, x1 = Double(row.x1) + widen * h
+        let x0 = Double(row.x0) - 0.6 * h, x1 = Double(row.x1) + 0.6 * h
         let cx = (x0 + x1) / 2, cy = row.intercept + row.slope * cx
         let halfU = (x1 - x0) / 2 / cos(angle)
         let origin = (cx - halfU * along.0 - margin * h * across.0, cy - halfU * along.1 - margin * h * across.1)
@@ -116,7 +116,7 @@ enum Rectifier {
         masks.append(Mask(width: w, height: h, bits: image.pixels.map { Int($0) < otsu - 25 ? 1 : 0 }))
         var results: [(GlyphRow, Double)] = []
         for mask in masks {
-            if let row = glyphs(in: mask, minimumGlyphs: minimumGlyphs) { results.append(row) }
+            if let row = glyphs(in: mask, image: image, minimumGlyphs: minimumGlyphs) { results.append(row) }
         }
         results = results.enumerated().sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
         return results.map(\.0)
@@ -126,7 +126,7 @@ enum Rectifier {
     ///
     /// Two passes: the first finds the row of glyphs; the second looks again with the mask cut to
     /// the row's band, which frees glyphs joined to a plate frame or a border above or below them.
-    static func glyphs(in mask: Mask, minimumGlyphs: Int) -> (GlyphRow, Double)? {
+    static func glyphs(in mask: Mask, image: GrayImage, minimumGlyphs: Int) -> (GlyphRow, Double)? {
         var labels: [Int32] = []
         var mask = mask
         var found = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs)
@@ -137,7 +137,7 @@ enum Rectifier {
             found = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs)
         }
         guard var (row, median) = found else { return nil }
-        if Self.bandPass {
+        do {
             let top = max(0, row.map(\.y0).min()! - 1), bottom = min(mask.height - 1, row.map(\.y1).max()! + 1)
             var clipped = mask
             for i in 0..<(top * mask.width) { clipped.bits[i] = 0 }
@@ -154,11 +154,9 @@ enum Rectifier {
                 labels = bandLabels
             }
         }
-        return draw(row, median: median, labels: labels, maskWidth: mask.width)
+        return draw(row, median: median, labels: labels, image: image)
     }
 
-    static let widen = Double(ProcessInfo.processInfo.environment["SEER_WIDEN"] ?? "") ?? 0.6
-    static let bandPass = ProcessInfo.processInfo.environment["SEER_BAND"] != "0"
 
     /// The longest evenly spaced run of glyph-like blobs on the centre line, and their median height.
     /// With `band` (the rows the mask was cut to), blobs cut by both of its edges are dropped.
@@ -208,41 +206,27 @@ enum Rectifier {
     }
 
     /// Draws `row`'s glyphs (pixels of their labels) onto a clean canvas.
-    static func draw(_ row: [Blob], median: Double, labels: [Int32], maskWidth: Int) -> (GlyphRow, Double) {
-        // Redraw the glyphs on a clean canvas, evenly spaced, condensed glyphs widened towards a
-        // normal aspect (the OCR model was trained on ordinary type, not narrow plate fonts).
+    static func draw(_ row: [Blob], median: Double, labels: [Int32], image: GrayImage) -> (GlyphRow, Double) {
+        // Only the kept glyphs' pixels, where they stand, on a white canvas with a margin.
         let pad = Int(median * 0.4)
         let top = row.map(\.y0).min()!, bottom = row.map(\.y1).max()!
         let left = row.first!.x0, right = row.map(\.x1).max()!
-        let gap = Int(median * 0.3)
-        let widths: [Int] = row.map { b in
-            let aspect = Double(b.width) / Double(b.height)
-            guard Self.widenCondensed, aspect > 0.3, aspect < 0.55 else { return b.width }
-            return Int(Double(b.height) * 0.55)
-        }
-        let outW = Self.respace ? widths.reduce(0, +) + gap * (row.count - 1) + 2 * pad : right - left + 1 + 2 * pad
-        let outH = bottom - top + 1 + 2 * pad
+        let outW = right - left + 1 + 2 * pad, outH = bottom - top + 1 + 2 * pad
         var pixels = [UInt8](repeating: 255, count: outW * outH)
         var placed: [(x0: Int, x1: Int)] = []
         var masks: [GlyphMask] = []
-        var cursor = pad
-        for (b, w) in zip(row, widths) {
+        var crops: [GrayImage] = []
+        for b in row {
             var bits = [UInt8](repeating: 0, count: b.width * b.height)
             for y in b.y0...b.y1 {
-                for x in b.x0...b.x1 where labels[y * maskWidth + x] == b.label { bits[(y - b.y0) * b.width + x - b.x0] = 1 }
-            }
-            masks.append(GlyphMask(width: b.width, height: b.height, bits: bits))
-            if !Self.respace { cursor = b.x0 - left + pad }
-            for y in b.y0...b.y1 {
-                for ox in 0..<w {
-                    let x = b.x0 + ox * b.width / w
-                    if labels[y * maskWidth + x] == b.label {
-                        pixels[(y - top + pad) * outW + cursor + ox] = 0
-                    }
+                for x in b.x0...b.x1 where labels[y * image.width + x] == b.label {
+                    bits[(y - b.y0) * b.width + x - b.x0] = 1
+                    pixels[(y - top + pad) * outW + x - left + pad] = 0
                 }
             }
-            placed.append((cursor, cursor + w - 1))
-            cursor += w + gap
+            masks.append(GlyphMask(width: b.width, height: b.height, bits: bits))
+            crops.append(image.cropped(x: b.x0, y: b.y0, width: b.width, height: b.height))
+            placed.append((b.x0 - left + pad, b.x1 - left + pad))
         }
         let hs = row.map { Double($0.height) }
         let spread = hs.reduce(0) { $0 + abs($1 - median) } / Double(row.count) / median
@@ -252,6 +236,7 @@ enum Rectifier {
             image: GrayImage(width: outW, height: outH, pixels: pixels),
             glyphs: placed,
             masks: masks,
+            crops: crops,
             extent: (left, right, top, bottom))
         return (glyphRow, score)
     }

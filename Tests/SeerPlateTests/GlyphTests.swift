@@ -54,9 +54,11 @@ import Testing
         #expect(cleaned.bits[2 * w + 5] == 1)
     }
 
-    @Test func shippedModelLoads() throws {
-        let model = try #require(GlyphClassifier.standard)
-        #expect(String(model.classes) == "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    @Test func shippedModelsLoad() throws {
+        let models = GlyphClassifier.standard
+        #expect(models.count == 2)
+        #expect(models.map(\.input) == [.mask, .grey])
+        for model in models { #expect(String(model.classes) == "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") }
         #expect(GlyphClassifier(base64: "U0dDMQ==") == nil)
         #expect(GlyphClassifier(base64: "not base64") == nil)
     }
@@ -80,7 +82,7 @@ import Testing
         ("7", ["######", "######", "....##", "...##.", "...##.", "..##..", "..##..", ".##...", ".##...", ".##..."]),
     ])
     func classifiesSimpleGlyphs(expected: String, rows: [String]) throws {
-        let model = try #require(GlyphClassifier.standard)
+        let model = try #require(GlyphClassifier.standard.first)
         let p = model.probabilities(Self.strokes(rows))
         #expect(abs(p.reduce(0, +) - 1) < 1e-4)
         let best = p.indices.max { p[$0] < p[$1] }!

@@ -22,7 +22,6 @@ import tempfile
 
 import numpy as np
 from PIL import Image
-from scipy import ndimage
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glyphs  # noqa: E402
@@ -31,7 +30,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def load_model(swift_file):
+    """(input kind, classes, parameters) of a generated Swift model file."""
     text = open(swift_file).read()
+    kind = "grey" if "glyphGreyModelBase64" in text else "mask"
     body = text.split('"""')[1].replace("\\\n", "").strip()
     blob = base64.b64decode(body)
     assert blob[:4] == b"SGC1"
@@ -46,7 +47,7 @@ def load_model(swift_file):
         params.append(values[offset:offset + n].reshape(shape))
         offset += n
     assert offset == len(values)
-    return chars, params
+    return kind, chars, params
 
 
 def conv_relu_pool(x, w, b):
@@ -81,24 +82,18 @@ def levenshtein(a, b):
     return prev[-1]
 
 
-def glyph_masks(png):
-    ink = np.array(Image.open(png).convert("L")) < 128
-    labels, n = ndimage.label(ink)
-    boxes = ndimage.find_objects(labels)
-    parts = sorted(range(n), key=lambda k: boxes[k][1].start)
-    return [labels[boxes[k]] == k + 1 for k in parts]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "testdata", "plates"))
     parser.add_argument("--seer", default=os.path.join(ROOT, ".build", "release", "seer"))
-    parser.add_argument("--model", default=os.path.join(ROOT, "Sources", "SeerPlate", "GlyphModelWeights.swift"))
+    parser.add_argument("--model", action="append", help="a generated model file (repeatable; default: both shipped)")
     args = parser.parse_args()
     if not os.path.isdir(args.data):
         print(f"{args.data} not found; skipping")
         return
-    chars, params = load_model(args.model)
+    paths = args.model or [os.path.join(ROOT, "Sources", "SeerPlate", f) for f in ("GlyphMaskModel.swift", "GlyphGreyModel.swift")]
+    models = [load_model(p) for p in paths if os.path.exists(p)]
+    chars = models[0][1]
     folds = ["O0DQ", "1I", "8B", "2Z", "5S"]
     fold = {c: next((g for g in folds if c in g), c) for c in chars}
     print("| region | glyphs | top-1 % | folded % | top-3 % | Tesseract top-1 % |")
@@ -118,16 +113,19 @@ def main():
                     png = name + "_glyphs.png"
                     if not os.path.exists(png):
                         continue
-                    masks = glyph_masks(png)
-                    if len(masks) != len(truth):
+                    count = len(glob.glob(f"{name}_m*.png"))
+                    if count != len(truth):
                         continue
+                    masks = [np.array(Image.open(f"{name}_m{i}.png").convert("L")) < 128 for i in range(count)]
+                    crops = [np.array(Image.open(f"{name}_g{i}.png").convert("L")) for i in range(count)]
                     distance = levenshtein(text, truth)
                     if distance <= 3 and (best is None or distance < best[0]):
-                        best = (distance, masks, text)
+                        best = (distance, list(zip(masks, crops)), text)
                 if best is None:
                     continue
-                for i, (mask, expected) in enumerate(zip(best[1], truth)):
-                    p = probabilities(params, glyphs.canvas(mask))
+                for i, ((mask, crop), expected) in enumerate(zip(best[1], truth)):
+                    p = np.mean([probabilities(params, glyphs.canvas(mask) if kind == "mask" else glyphs.grey_canvas(crop))
+                                 for kind, _, params in models], axis=0)
                     order = np.argsort(-p)
                     n += 1
                     top1 += chars[order[0]] == expected

@@ -50,9 +50,28 @@ def area_weights(n_in, n_out):
 def canvas(mask):
     """A glyph mask (bool, cropped to its box) on the SIZE x SIZE canvas: GLYPH_HEIGHT tall,
     aspect kept up to MAX_WIDTH wide, centred, each pixel the fraction of ink it covers."""
-    h, w = mask.shape
+    return place(mask.astype(np.float64))
+
+
+def ink(crop):
+    """A grey crop (dark glyph on light ground, uint8) as ink 0..1: stretched between its 5th and
+    95th percentiles (at least 8 levels apart), dark = 1."""
+    values = np.sort(crop.ravel())
+    n = len(values)
+    lo, hi = int(values[(n - 1) * 5 // 100]), int(values[(n - 1) * 95 // 100])
+    hi = max(hi, lo + 8)
+    return np.clip((hi - crop.astype(np.float64)) / (hi - lo), 0, 1)
+
+
+def grey_canvas(crop):
+    """The grey crop under a glyph's box, as ink, on the canvas (same placing as `canvas`)."""
+    return place(ink(crop))
+
+
+def place(values):
+    h, w = values.shape
     tw = max(1, min(MAX_WIDTH, int(np.floor(w * GLYPH_HEIGHT / h + 0.5))))
-    g = area_weights(h, GLYPH_HEIGHT) @ mask.astype(np.float64) @ area_weights(w, tw).T
+    g = area_weights(h, GLYPH_HEIGHT) @ values @ area_weights(w, tw).T
     out = np.zeros((SIZE, SIZE), np.float32)
     y0, x0 = (SIZE - GLYPH_HEIGHT) // 2, (SIZE - tw) // 2
     out[y0:y0 + GLYPH_HEIGHT, x0:x0 + tw] = g
@@ -143,13 +162,14 @@ def distort(img, rng, ch):
     # The segmenter's own limits on what a glyph looks like.
     if glyph.shape[0] < 12 or not 0.12 < glyph.mean() < 0.9 or glyph.shape[1] > 1.3 * glyph.shape[0]:
         return None
-    return glyph
+    return glyph, big[sl]
 
 
 def samples(font_paths, per_class, seed):
-    """(X, Y): canvases and class indices, `per_class` distortions of each character per font."""
+    """(X, G, Y): mask canvases, grey canvases and class indices, `per_class` distortions of each
+    character per font."""
     rng = np.random.default_rng(seed)
-    xs, ys = [], []
+    xs, gs, ys = [], [], []
     for path in font_paths:
         for index, ch in enumerate(CHARS):
             plain = [render(path, ch, stroke=s) for s in (0, 2)]
@@ -166,8 +186,9 @@ def samples(font_paths, per_class, seed):
             for _ in range(per_class):
                 source = alternative if alternative and alternative[0] is not None and rng.random() < 0.35 else plain
                 base = source[1] if source[1] is not None and rng.random() < 0.2 else source[0]
-                glyph = distort(base, rng, ch)
-                if glyph is not None:
-                    xs.append(canvas(glyph))
+                cut = distort(base, rng, ch)
+                if cut is not None:
+                    xs.append(canvas(cut[0]))
+                    gs.append(grey_canvas(cut[1]))
                     ys.append(index)
-    return np.array(xs, np.float32), np.array(ys, np.int64)
+    return np.array(xs, np.float32), np.array(gs, np.float32), np.array(ys, np.int64)
