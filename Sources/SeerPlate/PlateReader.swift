@@ -178,86 +178,76 @@ public final class PlateReader: Sendable {
         return ix * iy / max(1, min(a.2 * a.3, b.2 * b.3))
     }
 
-    /// A row straightened and segmented, with the glyph classifier's reading of each segmentation
-    /// and how promising the best of them looks (before any OCR).
+    /// A row straightened and segmented, read by the glyph classifiers (before any OCR): the
+    /// segmentation they read best, and how promising that reading looks.
     struct PreparedRow {
         var row: TextRow
         var rect: RectifiedRow
-        var segmentations: [(glyphs: GlyphRow, classified: [Position])]
+        var glyphs: GlyphRow
+        var classified: [Position]
         var quick: Double
     }
 
     private func prepare(_ row: TextRow, in image: GrayImage, region: PlateRegion?, minimumGlyphs: Int) -> PreparedRow? {
         let rect = Rectifier.rectify(image, row: row)
-        let segmentations = Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2).map { (glyphs: $0, classified: Self.classify($0)) }
-        guard !segmentations.isEmpty else { return nil }
         let search = CandidateSearch(grammar: grammar)
-        let quick = segmentations.map { s in
-            (search.search(s.classified, region: region, limit: 1).first?.score ?? 0) * s.glyphs.layoutPrior
-        }.max() ?? 0
-        return PreparedRow(row: row, rect: rect, segmentations: segmentations, quick: quick)
+        var best: PreparedRow?
+        for glyphs in Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2) {
+            let classified = Self.classify(glyphs)
+            let quick = (search.search(classified, region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
+            if best == nil || quick > best!.quick {
+                best = PreparedRow(row: row, rect: rect, glyphs: glyphs, classified: classified, quick: quick)
+            }
+        }
+        return best
     }
 
+    /// Reads a prepared row with Tesseract: its line read, aligned to the glyphs and combined with
+    /// the classifiers' reading glyph by glyph.
     private func readRow(_ prepared: PreparedRow, ocr: TesseractReader, region: PlateRegion?) -> RowRead? {
-        let row = prepared.row, rect = prepared.rect
+        let row = prepared.row, rect = prepared.rect, glyphs = prepared.glyphs, classified = prepared.classified
+        let symbols = ocr.read(glyphs.image, layout: .line)
         if let dir = Self.debugFolder {
-            try? PNGWriter.write(rect.image, to: "\(dir)/rect\(row.x0)_\(row.y0).png")
-        }
-        let search = CandidateSearch(grammar: grammar)
-        var best: (candidates: [CandidateSearch.Scored], positions: [Position], glyphs: GlyphRow, tesseract: [[Position]], classified: [Position])?
-        for (glyphs, classified) in prepared.segmentations {
-            let symbols = ocr.read(glyphs.image, layout: .line)
-            if let dir = Self.debugFolder {
-                let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
-                try? PNGWriter.write(glyphs.image, to: name + "_glyphs.png")
-                try? PNGWriter.write(rect.image, to: name + "_rect.png")
-                for (i, crop) in glyphs.crops.enumerated() { try? PNGWriter.write(crop, to: name + "_g\(i).png") }
-                for (i, m) in glyphs.masks.enumerated() {
-                    try? PNGWriter.write(GrayImage(width: m.width, height: m.height, pixels: m.bits.map { $0 != 0 ? 0 : 255 }), to: name + "_m\(i).png")
-                }
-                FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
+            let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
+            try? PNGWriter.write(glyphs.image, to: name + "_glyphs.png")
+            try? PNGWriter.write(rect.image, to: name + "_rect.png")
+            for (i, crop) in glyphs.crops.enumerated() { try? PNGWriter.write(crop, to: name + "_g\(i).png") }
+            for (i, m) in glyphs.masks.enumerated() {
+                try? PNGWriter.write(GrayImage(width: m.width, height: m.height, pixels: m.bits.map { $0 != 0 ? 0 : 255 }), to: name + "_m\(i).png")
             }
-            // A glyph the line reader skipped is read alone, unless the classifier is sure of it.
-            let sure = classified.map { ($0.options.first?.1 ?? 0) >= 0.9 }
-            let tesseract = Self.alignPerGlyph(symbols, to: glyphs, ocr: ocr, skip: sure)
-            // Both readers must see text: bars of a fence or a grille look like I to the glyph
-            // classifier, but Tesseract's line model finds no characters in them.
-            guard tesseract.filter({ !$0.isEmpty }).count * 2 >= tesseract.count else { continue }
-            let positions = Self.combine(tesseract, classified, glyphs)
-            guard positions.count >= 2 else { continue }
-            let found = search.search(positions, region: region, limit: max(options.candidates, 8))
-            guard let top = found.first else { continue }
-            if best == nil || top.score > best!.candidates[0].score {
-                best = (found, positions, glyphs, tesseract, classified)
-            }
-            // A confident grammar match needs no second opinion.
-            if top.format != nil, top.score > 0.95 { break }
+            FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
         }
-        guard var best, best.candidates[0].text.count >= 2 else { return nil }
+        // A glyph the line reader skipped is read alone, unless the classifiers are sure of it.
+        let sure = classified.map { ($0.options.first?.1 ?? 0) >= 0.9 }
+        var tesseract = Self.alignPerGlyph(symbols, to: glyphs, ocr: ocr, skip: sure)
+        // Both readers must see text: bars of a fence or a grille look like I to the glyph
+        // classifiers, but Tesseract's line model finds no characters in them.
+        guard tesseract.filter({ !$0.isEmpty }).count * 2 >= tesseract.count else { return nil }
         // A second opinion: the same glyphs at another size. Tesseract's errors change with scale;
-        // where both readings have the same glyphs, their scores are averaged.
-        var votes: [[[Position]]] = [best.tesseract]
-        // When both readers already agree on every glyph, a second opinion cannot change the text.
-        let agreed = best.tesseract.count == best.classified.count
-            && zip(best.tesseract, best.classified).allSatisfy { t, c in t.count == 1 && t[0].options.first?.0 == c.options.first?.0 }
-        for s in Self.voteScales where !agreed {
-            let image = best.glyphs.image
-            let small = image.resized(width: max(8, Int(Double(image.width) * s)), height: max(8, Int(Double(image.height) * s)))
-            let scaled = GlyphRow(
-                image: small, glyphs: best.glyphs.glyphs.map { (Int(Double($0.x0) * s), Int(Double($0.x1) * s)) },
-                extent: best.glyphs.extent)
-            votes.append(Self.alignPerGlyph(ocr.read(small, layout: .line), to: scaled, ocr: ocr, skip: best.classified.map { _ in true }))
-        }
-        if votes.count > 1 {
-            let merged: [[Position]] = best.tesseract.indices.map { g in
+        // where both readings have the same glyphs, their scores are averaged. When Tesseract and
+        // the classifiers already agree on every glyph, it cannot change the text.
+        let agreed = tesseract.count == classified.count
+            && zip(tesseract, classified).allSatisfy { t, c in t.count == 1 && t[0].options.first?.0 == c.options.first?.0 }
+        if !agreed {
+            var votes = [tesseract]
+            for s in Self.voteScales {
+                let image = glyphs.image
+                let small = image.resized(width: max(8, Int(Double(image.width) * s)), height: max(8, Int(Double(image.height) * s)))
+                let scaled = GlyphRow(
+                    image: small, glyphs: glyphs.glyphs.map { (Int(Double($0.x0) * s), Int(Double($0.x1) * s)) }, extent: glyphs.extent)
+                votes.append(Self.alignPerGlyph(ocr.read(small, layout: .line), to: scaled, ocr: ocr, skip: classified.map { _ in true }))
+            }
+            tesseract = tesseract.indices.map { g in
                 let readings = votes.map { $0[g] }
                 return readings.allSatisfy({ $0.count == readings[0].count })
                     ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
             }
-            let positions = Self.combine(merged, best.classified, best.glyphs)
-            let found = search.search(positions, region: region, limit: max(options.candidates, 8))
-            if !found.isEmpty { best = (found, positions, best.glyphs, merged, best.classified) }
         }
+        let positions = Self.combine(tesseract, classified, glyphs)
+        guard positions.count >= 2 else { return nil }
+        let candidates = CandidateSearch(grammar: grammar).search(positions, region: region, limit: max(options.candidates, 8))
+        guard let top = candidates.first, top.text.count >= 2 else { return nil }
+        let best = (candidates: candidates, positions: positions, glyphs: glyphs)
         // Corners: the glyph extent widened to the plate around it.
         let (u0, u1, v0, v1) = best.glyphs.extent
         let g = Rectifier.glyphHeight
