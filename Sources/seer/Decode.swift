@@ -7,6 +7,7 @@ import Glibc
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decode",
         abstract: "Decode one image and write the pixels the recognisers see (PGM, PPM or PNG).",
         discussion: """
             The output is the luminance image (or RGB with --rgb), oriented as displayed, reduced by \

@@ -26,6 +26,7 @@ struct HistoryFilters: ParsableArguments {
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "history",
         abstract: "List saved scans, newest first, with filters and full-text search.",
         discussion: """
             --suggest PREFIX prints search terms starting with PREFIX (live suggestions); --recent prints \

@@ -3,6 +3,7 @@ import Seer
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Print each image's format, displayed size and EXIF orientation.",
         discussion: """
             Every file is decoded in full (JPEG at 1/8 scale, which still reads all of its data), so a \

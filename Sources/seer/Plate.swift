@@ -13,6 +13,7 @@ enum RegionChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
 /// `PlateOwner.swift`).
 struct Plate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plate",
         abstract: "Licence plates: read them from photos, check typed ones, find the owner and leave a message.",
         subcommands: [Read.self, Normalize.self, PlateResolve.self, PlateMessage.self, PlateInbox.self])
 }
@@ -29,6 +30,7 @@ struct PlateReport: Codable, Sendable {
 extension Plate {
     struct Read: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "read",
             abstract: "Find and read the licence plates in each photo.",
             discussion: """
                 JSON: one object per photo per line, {"file","width","height","orientation","plates":[…]},
@@ -112,6 +114,7 @@ extension Plate {
 
     struct Normalize: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "normalize",
             abstract: "Check a typed plate: canonical form, the format it matches, confusion variants.",
             discussion: """
                 JSON: {"input","canonical","grammar","region","variants"}. Separators and case are

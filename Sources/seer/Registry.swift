@@ -4,6 +4,7 @@ import Seer
 
 struct Registry: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "registry",
         abstract: "Import registry files; write the demo codes.",
         subcommands: [RegistryImport.self, RegistryDemo.self, RegistryBench.self])
 }

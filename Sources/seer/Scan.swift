@@ -8,6 +8,7 @@ extension CodeReader.Preset: ExpressibleByArgument {}
 
 struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "scan",
         abstract: "Read QR codes, barcodes and licence plates from photos.",
         discussion: """
             PATH is an image file (PNG or JPEG, recognised by content), a directory (searched recursively \

@@ -4,6 +4,7 @@ import Seer
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Totals of saved scans by verdict, by category and per day.",
         discussion: #"JSON: {"total","byVerdict":[{"key","count"}],"byCategory":[…],"perDay":[…]}."#)
 

@@ -35,6 +35,7 @@ extension ScanMode: ExpressibleByArgument {}
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Verify product codes: authentic, counterfeit, suspicious or unknown.",
         discussion: """
             Codes come from photos (PATH…: files, or directories searched recursively), from --payload TEXT \
