@@ -121,7 +121,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
-            dependencies: ["seer"],
+            dependencies: ["seer", "SeerImage", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
     ]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times whole commands interleaved: A, B, C, A, B, C, … so that a machine whose speed drifts
 (shared cores, frequency changes) slows every command alike. Prints each command's median and
-minimum wall time and its median ratio to the first command.
+minimum wall time, and the ratio of its median to the previous command's (pairs such as
+`djpeg …` then `seer …` read as seer ÷ djpeg).
 
     python3 Benchmarks/interleaved.py [--runs 60] [--warmup 5] -- "CMD A" -- "CMD B" ...
 """
@@ -38,11 +39,14 @@ def main():
             subprocess.run(a, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             if r >= args.warmup:
                 times[i].append((time.perf_counter() - start) * 1000)
-    base = statistics.median(times[0])
-    print("| command | median ms | min ms | median / first |")
+    print("| command | median ms | min ms | median ÷ previous |")
     print("|---|---|---|---|")
+    previous = None
     for c, t in zip(commands, times):
-        print(f"| `{c}` | {statistics.median(t):.1f} | {min(t):.1f} | {statistics.median(t) / base:.2f} |")
+        median = statistics.median(t)
+        ratio = f"{median / previous:.2f}" if previous else ""
+        print(f"| `{c}` | {median:.1f} | {min(t):.1f} | {ratio} |")
+        previous = median
 
 
 if __name__ == "__main__":

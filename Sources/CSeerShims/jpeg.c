@@ -235,6 +235,29 @@ int seer_jpeg_read_all(SeerJPEGDecoder *d, uint8_t *buffer, size_t stride) {
     return SEER_OK;
 }
 
+int seer_jpeg_read_rows(SeerJPEGDecoder *d, uint8_t *buffer, size_t stride, int maxRows, int *rowsRead) {
+    if (!d || !d->started || !buffer || !rowsRead || maxRows <= 0) return SEER_ERR_STATE;
+    *rowsRead = 0;
+    if (setjmp(d->jump)) return d->category;
+    JSAMPROW rows[16];
+    int read = 0;
+    while (read < maxRows && d->cinfo.output_scanline < d->cinfo.output_height) {
+        JDIMENSION left = d->cinfo.output_height - d->cinfo.output_scanline;
+        JDIMENSION want = left < 16 ? left : 16;
+        if ((int)want > maxRows - read) want = (JDIMENSION)(maxRows - read);
+        for (JDIMENSION i = 0; i < want; i++) rows[i] = buffer + (size_t)(read + (int)i) * stride;
+        JDIMENSION got = jpeg_read_scanlines(&d->cinfo, rows, want);
+        if (got == 0) {
+            snprintf(d->message, sizeof d->message, "the JPEG decoder stopped before the last row");
+            return SEER_ERR_TRUNCATED;
+        }
+        read += (int)got;
+        *rowsRead = read;
+    }
+    if (d->cinfo.output_scanline >= d->cinfo.output_height) jpeg_finish_decompress(&d->cinfo);
+    return SEER_OK;
+}
+
 const char *seer_jpeg_message(const SeerJPEGDecoder *d) { return d ? d->message : "no decoder"; }
 
 int seer_jpeg_warnings(const SeerJPEGDecoder *d) { return d ? d->warnings : 0; }

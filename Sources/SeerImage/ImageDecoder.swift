@@ -84,6 +84,20 @@ public struct DecodedImage: Sendable {
     }
 }
 
+/// Rows of a grey image decoded band by band (see ``ImageDecoder/decodeRows(contentsOf:options:_:)``).
+public struct RowBand {
+    /// The image's width: each row's length.
+    public var width: Int
+    /// The image's height: the number of rows all bands together hold.
+    public var height: Int
+    /// The first row of this band.
+    public var firstRow: Int
+    /// How many rows this band holds.
+    public var rows: Int
+    /// The band's pixels, row after row (`width × rows`); valid only during the call that gets them.
+    public var pixels: UnsafeBufferPointer<UInt8>
+}
+
 /// Decodes PNG and JPEG photos to luminance (and RGB), recognising the format from the bytes.
 ///
 /// All functions are thread-safe: each call owns its own C decoder.
@@ -183,6 +197,39 @@ public enum ImageDecoder {
             }
             let bytes = file.size > head.count ? try file.readAll() : head
             return try decode(bytes, options: options)
+        } catch let error as ImageError {
+            throw error.from(path)
+        }
+    }
+
+    /// Decodes the file at `path` to grey band by band, handing each band of rows to `body` as it
+    /// is decoded: memory stays a few rows, whatever the image's size, as `djpeg` streams its rows.
+    ///
+    /// Only a JPEG that needs no turning (stored orientation up, or `applyOrientation` off) can be
+    /// decoded this way, and only to grey (`includeRGB` is ignored). For anything else this returns
+    /// nil having handed over no rows: decode in full with ``decode(contentsOf:options:)``.
+    ///
+    /// - Returns: the header facts, when the image was decoded.
+    /// - Throws: ``ImageError`` as ``decode(contentsOf:options:)`` does. An error can come after some
+    ///   bands were handed over (truncated or corrupt data further on): those rows are not an image.
+    public static func decodeRows(
+        contentsOf path: String, options: DecodeOptions = .init(), _ body: (RowBand) throws -> Void
+    ) throws -> ImageInfo? {
+        guard [1, 2, 4, 8].contains(options.scale) else {
+            preconditionFailure("DecodeOptions.scale must be 1, 2, 4 or 8")
+        }
+        do {
+            let file = try OpenFile(path, limit: options.byteLimit)
+            let head = try file.prefix(256 << 10)
+            guard ImageFormat.sniff(head) == .jpeg else { return nil }
+            let orientation = head.withUnsafeBytes { Exif.jpegOrientation($0) } ?? .up
+            guard orientation == .up || !options.applyOrientation else { return nil }
+            let decoder = try JPEGDecoder()
+            let header = try decoder.readHeader(fd: file.fd)
+            let info = ImageInfo(
+                format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height), orientation: orientation)
+            try checkLimit(info, options)
+            return try decoder.decodeRows(scale: options.scale, fastDCT: options.fastDCT, body) ? info : nil
         } catch let error as ImageError {
             throw error.from(path)
         }

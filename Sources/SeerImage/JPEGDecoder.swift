@@ -68,6 +68,33 @@ final class JPEGDecoder {
         }
     }
 
+    /// Decodes to grey band by band, handing each band to `body` and reusing one small buffer:
+    /// memory stays a few rows whatever the image's size. Returns false, having decoded nothing,
+    /// when the JPEG is CMYK (its grey needs the whole-image path).
+    /// The corresponding C functions are `jpeg_start_decompress` and `jpeg_read_scanlines`.
+    func decodeRows(scale: Int, fastDCT: Bool, _ body: (RowBand) throws -> Void) throws -> Bool {
+        var info = SeerJPEGInfo()
+        try check(seer_jpeg_start(handle, 0, Int32(scale), fastDCT ? 1 : 0, &info))
+        let width = Int(info.outputWidth), height = Int(info.outputHeight)
+        guard Int(info.outputComponents) == 1 else { return false }
+        let bandRows = 64
+        var buffer = [UInt8](repeating: 0, count: width * bandRows)
+        var first = 0
+        while first < height {
+            var read: Int32 = 0
+            let status = buffer.withUnsafeMutableBufferPointer {
+                seer_jpeg_read_rows(handle, $0.baseAddress, width, Int32(min(bandRows, height - first)), &read)
+            }
+            try check(status)
+            guard read > 0 else { throw ImageError(.truncated, "truncated JPEG: the decoder stopped before the last row") }
+            try buffer.withUnsafeBufferPointer {
+                try body(RowBand(width: width, height: height, firstRow: first, rows: Int(read), pixels: UnsafeBufferPointer(rebasing: $0[0..<(width * Int(read))])))
+            }
+            first += Int(read)
+        }
+        return true
+    }
+
     /// Naive CMYK → RGB. Adobe applications store CMYK inverted (0 = full ink); others store it plain.
     private static func cmykToRGB(_ cmyk: [UInt8], width: Int, height: Int, inverted: Bool) -> RGBImage {
         var out = [UInt8](repeating: 0, count: width * height * 3)

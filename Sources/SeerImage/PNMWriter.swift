@@ -18,11 +18,17 @@ public enum PNMWriter {
         try image.pixels.withUnsafeBytes { try writeAll($0, fd) }
     }
 
+    /// Writes a PGM (1 channel) or PPM (3 channels) header, for pixels written after it.
+    public static func writeHeader(width: Int, height: Int, channels: Int, to fd: Int32) throws {
+        try writeAll(Array("\(channels == 3 ? "P6" : "P5")\n\(width) \(height)\n255\n".utf8), fd)
+    }
+
     private static func writeAll(_ bytes: [UInt8], _ fd: Int32) throws {
         try bytes.withUnsafeBytes { try writeAll($0, fd) }
     }
 
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, _ fd: Int32) throws {
+    /// Writes all of `bytes` to `fd`, retrying short writes and interruptions.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, _ fd: Int32) throws {
         var done = 0
         while done < bytes.count {
             #if canImport(Glibc)

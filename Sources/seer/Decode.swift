@@ -51,6 +51,8 @@ struct Decode: ParsableCommand {
         let options = DecodeOptions(
             scale: scaleFactor ?? 1, includeRGB: rgb, applyOrientation: !noOrientation, fastDCT: fastDCT)
         do {
+            // Grey PGM from a JPEG that needs no turning streams band by band, as djpeg does.
+            if !rgb, file != "-", !output.hasSuffix(".png"), try streamPGM(options) { return }
             let image =
                 file == "-"
                 ? try ImageDecoder.decode(try readStandardInput(), options: options)
@@ -68,6 +70,76 @@ struct Decode: ParsableCommand {
         } catch let error as ImageError {
             Console.err("seer: \(error.source ?? file): \(error.code.rawValue): \(error.message)")
             throw ExitCode(1)
+        }
+    }
+}
+
+extension Decode {
+    /// The command from plain arguments, without the general parser: `--scale V`, `--rgb`,
+    /// `--no-orientation`, `--fast-dct`, `-o V` / `--output V` (also `--name=V`) and one file, each at
+    /// most once, with a valid scale. Anything else gives nil, and the general parser takes over (and
+    /// reports errors). `SeerCLITests` checks that both parse the same lists alike.
+    static func fromPlainArguments(_ arguments: ArraySlice<String>) -> Decode? {
+        // Built on a variable: the property wrappers take values through their setters.
+        var command = Decode()
+        command.scale = "1"
+        command.rgb = false
+        command.noOrientation = false
+        command.fastDCT = false
+        command.output = "-"
+        var file: String?
+        var seen: Set<String> = []
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            var name = argument, value: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard seen.insert(name == "-o" ? "--output" : name).inserted else { return nil }
+            switch name {
+            case "--scale", "--output", "-o":
+                guard let v = value ?? rest.popFirst(), !v.isEmpty, v == "-" || !v.hasPrefix("-") else { return nil }
+                if name == "--scale" { command.scale = v } else { command.output = v }
+            case "--rgb", "--no-orientation", "--fast-dct":
+                guard value == nil else { return nil }
+                if name == "--rgb" {
+                    command.rgb = true
+                } else if name == "--fast-dct" {
+                    command.fastDCT = true
+                } else {
+                    command.noOrientation = true
+                }
+            default:
+                guard file == nil, value == nil, argument == "-" || !argument.hasPrefix("-") else { return nil }
+                file = argument
+            }
+        }
+        guard let file, command.scaleFactor != nil else { return nil }
+        command.file = file
+        return command
+    }
+
+    /// Writes the grey image as PGM while it is decoded, a band of rows at a time. Returns false,
+    /// having written nothing, when the photo cannot be decoded that way (not a JPEG, or it must be
+    /// turned): then it is decoded in full. If decoding fails part-way, a file being written is
+    /// emptied again, so no partial image is left behind, and the error is thrown.
+    func streamPGM(_ options: DecodeOptions) throws -> Bool {
+        var fd: Int32 = -1
+        defer { if fd > 1 { close(fd) } }
+        do {
+            let info = try ImageDecoder.decodeRows(contentsOf: file, options: options) { band in
+                if fd < 0 {
+                    fd = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                    guard fd >= 0 else { throw ImageError(.unreadable, "cannot create \(output)") }
+                    try PNMWriter.writeHeader(width: band.width, height: band.height, channels: 1, to: fd)
+                }
+                try PNMWriter.writeAll(UnsafeRawBufferPointer(band.pixels), fd)
+            }
+            return info != nil
+        } catch {
+            if fd > 1 { _ = ftruncate(fd, 0) }
+            throw error
         }
     }
 }

@@ -47,6 +47,9 @@ int seer_jpeg_read_header_fd(SeerJPEGDecoder *decoder, int fd, SeerJPEGInfo *inf
 int seer_jpeg_start(SeerJPEGDecoder *decoder, int mode, int scaleDenom, int fastDCT, SeerJPEGInfo *info);
 /* Reads every remaining scanline into `buffer`, rows `stride` bytes apart. */
 int seer_jpeg_read_all(SeerJPEGDecoder *decoder, uint8_t *buffer, size_t stride);
+/* Reads up to maxRows further scanlines into buffer (row i at buffer + i * stride); *rowsRead says
+   how many. After the last row the decompression is finished. */
+int seer_jpeg_read_rows(SeerJPEGDecoder *decoder, uint8_t *buffer, size_t stride, int maxRows, int *rowsRead);
 /* The last error's text. */
 const char *seer_jpeg_message(const SeerJPEGDecoder *decoder);
 /* The count of corrupt-data warnings libjpeg tolerated. */
