@@ -15,7 +15,7 @@ enum PixelBuffer {
     static func make(count: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) throws -> Void) rethrows -> [UInt8] {
         try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             #if os(Linux)
-            if count >= hugePageThreshold, getenv("SEER_NOHUGE") == nil, let base = buffer.baseAddress {
+            if count >= hugePageThreshold, let base = buffer.baseAddress {
                 let huge = 2 << 20
                 let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
                 let end = (Int(bitPattern: base) + count) & ~(huge - 1)
