@@ -178,16 +178,40 @@ enum Binarize {
     static func otsu(_ pixels: [UInt8]) -> Int { Threshold.otsu(pixels) }
 
     /// The boxes and areas of the 4-connected components of `mask`, in the order of their first
-    /// pixel (row by row), without a label image: runs of set pixels, joined row to row through a
-    /// union-find. Same blobs as ``components(_:labels:maxArea:)``, much faster on large masks.
+    /// pixel (row by row), without a label image. See ``components(_:labels:)``.
     static func componentBoxes(_ mask: Mask) -> [Blob] {
+        labelRuns(mask).blobs
+    }
+
+    /// 4-connected components of `mask`, in the order of their first pixel (row by row). `labels`
+    /// gets each pixel's blob index + 1 (0 = background).
+    static func components(_ mask: Mask, labels: inout [Int32]) -> [Blob] {
+        let found = labelRuns(mask)
+        labels = [Int32](repeating: 0, count: mask.width * mask.height)
+        labels.withUnsafeMutableBufferPointer { out in
+            for r in found.runs.indices {
+                let run = found.runs[r], label = Int32(found.blobOfRun[r] + 1)
+                let row = Int(run.y) * mask.width
+                for x in Int(run.x0)...Int(run.x1) { out[row + x] = label }
+            }
+        }
+        return found.blobs
+    }
+
+    /// A horizontal run of set pixels.
+    struct Run {
+        var y: Int32, x0: Int32, x1: Int32
+    }
+
+    /// Connected components by runs: the set pixels of each row as runs, joined to the runs they
+    /// overlap in the row above through a union-find, each blob's box and area from its runs.
+    static func labelRuns(_ mask: Mask) -> (blobs: [Blob], runs: [Run], blobOfRun: [Int32]) {
         let w = mask.width, h = mask.height
-        var runX0: [Int32] = [], runX1: [Int32] = [], runY: [Int32] = []
-        var parent: [Int32] = []
+        var runs: [Run] = []
         var rowStart = [Int](repeating: 0, count: h + 1)
         mask.bits.withUnsafeBufferPointer { m in
             for y in 0..<h {
-                rowStart[y] = runX0.count
+                rowStart[y] = runs.count
                 let row = y * w
                 var x = 0
                 while x < w {
@@ -197,14 +221,12 @@ enum Binarize {
                     }
                     let start = x
                     while x < w, m[row + x] != 0 { x += 1 }
-                    runX0.append(Int32(start))
-                    runX1.append(Int32(x - 1))
-                    runY.append(Int32(y))
-                    parent.append(Int32(parent.count))
+                    runs.append(Run(y: Int32(y), x0: Int32(start), x1: Int32(x - 1)))
                 }
             }
-            rowStart[h] = runX0.count
+            rowStart[h] = runs.count
         }
+        var parent = (0..<Int32(runs.count)).map { $0 }
         func find(_ i: Int32) -> Int32 {
             var i = i
             while parent[Int(i)] != i {
@@ -218,68 +240,36 @@ enum Binarize {
             var above = rowStart[y - 1]
             let aboveEnd = rowStart[y]
             for r in rowStart[y]..<rowStart[y + 1] {
-                while above < aboveEnd, runX1[above] < runX0[r] { above += 1 }
+                while above < aboveEnd, runs[above].x1 < runs[r].x0 { above += 1 }
                 var a = above
-                while a < aboveEnd, runX0[a] <= runX1[r] {
+                while a < aboveEnd, runs[a].x0 <= runs[r].x1 {
                     let ra = find(Int32(a)), rb = find(Int32(r))
-                    if ra != rb {
-                        // The earlier run stays the root: blobs keep their first-pixel order.
-                        if ra < rb { parent[Int(rb)] = ra } else { parent[Int(ra)] = rb }
-                    }
+                    // The earlier run stays the root: blobs keep their first-pixel order.
+                    if ra < rb { parent[Int(rb)] = ra } else if rb < ra { parent[Int(ra)] = rb }
                     a += 1
                 }
                 // The last run above that overlapped may overlap the next run too.
                 if a > above { above = a - 1 }
             }
         }
-        var index = [Int32](repeating: -1, count: parent.count)
+        var index = [Int32](repeating: -1, count: runs.count)
+        var blobOfRun = [Int32](repeating: 0, count: runs.count)
         var blobs: [Blob] = []
-        for r in 0..<parent.count {
+        for r in runs.indices {
+            let run = runs[r]
             let root = Int(find(Int32(r)))
             var b = Int(index[root])
             if b < 0 {
                 b = blobs.count
                 index[root] = Int32(b)
-                blobs.append(Blob(x0: Int(runX0[r]), y0: Int(runY[r]), x1: Int(runX1[r]), y1: Int(runY[r]), area: 0, label: Int32(b + 1)))
+                blobs.append(Blob(x0: Int(run.x0), y0: Int(run.y), x1: Int(run.x1), y1: Int(run.y), area: 0, label: Int32(b + 1)))
             }
-            blobs[b].x0 = min(blobs[b].x0, Int(runX0[r]))
-            blobs[b].x1 = max(blobs[b].x1, Int(runX1[r]))
-            blobs[b].y1 = max(blobs[b].y1, Int(runY[r]))
-            blobs[b].area += Int(runX1[r] - runX0[r] + 1)
+            blobOfRun[r] = Int32(b)
+            blobs[b].x0 = min(blobs[b].x0, Int(run.x0))
+            blobs[b].x1 = max(blobs[b].x1, Int(run.x1))
+            blobs[b].y1 = max(blobs[b].y1, Int(run.y))
+            blobs[b].area += Int(run.x1 - run.x0 + 1)
         }
-        return blobs
-    }
-
-    /// 4-connected components of `mask`. `labels` gets each pixel's blob index + 1 (0 = background).
-    static func components(_ mask: Mask, labels: inout [Int32], maxArea: Int = .max) -> [Blob] {
-        let w = mask.width, h = mask.height
-        labels = [Int32](repeating: 0, count: w * h)
-        var blobs: [Blob] = []
-        var stack: [Int] = []
-        stack.reserveCapacity(4096)
-        mask.bits.withUnsafeBufferPointer { m in
-            labels.withUnsafeMutableBufferPointer { lab in
-                for start in 0..<(w * h) where m[start] != 0 && lab[start] == 0 {
-                    let label = Int32(blobs.count + 1)
-                    var blob = Blob(x0: start % w, y0: start / w, x1: start % w, y1: start / w, area: 0, label: label)
-                    lab[start] = label
-                    stack.append(start)
-                    while let p = stack.popLast() {
-                        let x = p % w, y = p / w
-                        blob.area += 1
-                        if x < blob.x0 { blob.x0 = x }
-                        if x > blob.x1 { blob.x1 = x }
-                        if y < blob.y0 { blob.y0 = y }
-                        if y > blob.y1 { blob.y1 = y }
-                        if x > 0, m[p - 1] != 0, lab[p - 1] == 0 { lab[p - 1] = label; stack.append(p - 1) }
-                        if x < w - 1, m[p + 1] != 0, lab[p + 1] == 0 { lab[p + 1] = label; stack.append(p + 1) }
-                        if y > 0, m[p - w] != 0, lab[p - w] == 0 { lab[p - w] = label; stack.append(p - w) }
-                        if y < h - 1, m[p + w] != 0, lab[p + w] == 0 { lab[p + w] = label; stack.append(p + w) }
-                    }
-                    blobs.append(blob)
-                }
-            }
-        }
-        return blobs
+        return (blobs, runs, blobOfRun)
     }
 }

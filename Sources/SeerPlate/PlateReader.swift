@@ -184,7 +184,9 @@ public final class PlateReader: Sendable {
         var row: TextRow
         var rect: RectifiedRow
         var glyphs: GlyphRow
-        var classified: [Position]
+        /// The first model's probabilities for each glyph (the mask model: the cheaper reading
+        /// that ranks rows); the other models read only the rows that go to Tesseract.
+        var probabilities: [[Float]]
         var quick: Double
     }
 
@@ -193,10 +195,10 @@ public final class PlateReader: Sendable {
         let search = CandidateSearch(grammar: grammar)
         var best: PreparedRow?
         for glyphs in Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2) {
-            let classified = Self.classify(glyphs)
-            let quick = (search.search(classified, region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
+            let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
+            let quick = (search.search(Self.positions(probabilities), region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
             if best == nil || quick > best!.quick {
-                best = PreparedRow(row: row, rect: rect, glyphs: glyphs, classified: classified, quick: quick)
+                best = PreparedRow(row: row, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
             }
         }
         return best
@@ -205,7 +207,16 @@ public final class PlateReader: Sendable {
     /// Reads a prepared row with Tesseract: its line read, aligned to the glyphs and combined with
     /// the classifiers' reading glyph by glyph.
     private func readRow(_ prepared: PreparedRow, ocr: TesseractReader, region: PlateRegion?) -> RowRead? {
-        let row = prepared.row, rect = prepared.rect, glyphs = prepared.glyphs, classified = prepared.classified
+        let row = prepared.row, rect = prepared.rect, glyphs = prepared.glyphs
+        // The models' mean: the first model's reading from preparing, the others' now.
+        let models = GlyphClassifier.standard
+        var probabilities = prepared.probabilities
+        if models.count > 1 {
+            let others = Self.probabilities(glyphs, models: Array(models.dropFirst()))
+            let share = Float(models.count - 1) / Float(models.count)
+            probabilities = zip(probabilities, others).map { first, rest in zip(first, rest).map { $0 * (1 - share) + $1 * share } }
+        }
+        let classified = Self.positions(probabilities)
         let symbols = ocr.read(glyphs.image, layout: .line)
         if let dir = Self.debugFolder {
             let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
@@ -316,24 +327,30 @@ public final class PlateReader: Sendable {
         return out
     }
 
-    /// One position per segmented glyph from the line reader's positions and the glyph classifier.
-    /// The glyph classifier's reading of each glyph of `row` (empty when the model is unavailable).
-    static func classify(_ row: GlyphRow) -> [Position] {
-        let models = GlyphClassifier.standard
+    /// Each glyph's class probabilities from `models` (their mean).
+    static func probabilities(_ row: GlyphRow, models: [GlyphClassifier]) -> [[Float]] {
         guard let first = models.first else { return [] }
         return row.masks.indices.map { g in
-            // The models' mean probabilities.
             var p = [Float](repeating: 0, count: first.classes.count)
             for model in models {
                 for (k, v) in model.probabilities(row.masks[g], crop: row.crops.indices.contains(g) ? row.crops[g] : nil).enumerated() {
                     p[k] += v / Float(models.count)
                 }
             }
-            let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] > 0.002 }
-            return Position(options: ranked.map { (first.classes[$0], Double(p[$0])) })
+            return p
         }
     }
 
+    /// Probabilities as positions: the likeliest characters, best first.
+    static func positions(_ probabilities: [[Float]]) -> [Position] {
+        guard let classes = GlyphClassifier.standard.first?.classes else { return [] }
+        return probabilities.map { p in
+            let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] > 0.002 }
+            return Position(options: ranked.map { (classes[$0], Double(p[$0])) })
+        }
+    }
+
+    /// One position per segmented glyph from the line reader's positions and the glyph classifiers'.
     static func combine(_ tesseract: [[Position]], _ classified: [Position], _ row: GlyphRow) -> [Position] {
         guard classified.count == tesseract.count, !classified.isEmpty else {
             return tesseract.flatMap { $0 }

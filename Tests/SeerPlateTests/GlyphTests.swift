@@ -19,13 +19,15 @@ import Testing
     @Test(arguments: [(0.2, 1), (0.45, 2), (0.6, 3), (0.9, 4)])
     func runComponentsMatchFloodFill(density: Double, seed: Int) {
         let mask = Self.randomMask(width: 97, height: 61, seed: UInt64(seed), density: density)
-        var labels: [Int32] = []
-        let flood = Binarize.components(mask, labels: &labels)
-        let runs = Binarize.componentBoxes(mask)
+        var floodLabels: [Int32] = [], runLabels: [Int32] = []
+        let flood = Binarize.floodComponents(mask, labels: &floodLabels)
+        let runs = Binarize.components(mask, labels: &runLabels)
         #expect(runs.count == flood.count)
         for (a, b) in zip(flood, runs) {
             #expect((a.x0, a.y0, a.x1, a.y1, a.area, a.label) == (b.x0, b.y0, b.x1, b.y1, b.area, b.label))
         }
+        #expect(runLabels == floodLabels)
+        #expect(Binarize.componentBoxes(mask).map(\.area) == runs.map(\.area))
     }
 
     @Test func componentsOfKnownShapes() {
@@ -95,5 +97,42 @@ import Testing
         // 28 rows of 7 fully inked columns, centred: columns 12...18, rows 2...29.
         #expect(abs(canvas.reduce(0, +) - 7 * 28) < 1e-3)
         #expect(canvas[2 * 32 + 12] == 1 && canvas[2 * 32 + 11] == 0 && canvas[1 * 32 + 12] == 0)
+    }
+}
+
+extension Binarize {
+    /// 4-connected components by flood fill (the reference the run-based labelling is tested
+    /// against). `labels` gets each pixel's blob index + 1 (0 = background).
+    /// 4-connected components of `mask`. `labels` gets each pixel's blob index + 1 (0 = background).
+    static func floodComponents(_ mask: Mask, labels: inout [Int32]) -> [Blob] {
+        let w = mask.width, h = mask.height
+        labels = [Int32](repeating: 0, count: w * h)
+        var blobs: [Blob] = []
+        var stack: [Int] = []
+        stack.reserveCapacity(4096)
+        mask.bits.withUnsafeBufferPointer { m in
+            labels.withUnsafeMutableBufferPointer { lab in
+                for start in 0..<(w * h) where m[start] != 0 && lab[start] == 0 {
+                    let label = Int32(blobs.count + 1)
+                    var blob = Blob(x0: start % w, y0: start / w, x1: start % w, y1: start / w, area: 0, label: label)
+                    lab[start] = label
+                    stack.append(start)
+                    while let p = stack.popLast() {
+                        let x = p % w, y = p / w
+                        blob.area += 1
+                        if x < blob.x0 { blob.x0 = x }
+                        if x > blob.x1 { blob.x1 = x }
+                        if y < blob.y0 { blob.y0 = y }
+                        if y > blob.y1 { blob.y1 = y }
+                        if x > 0, m[p - 1] != 0, lab[p - 1] == 0 { lab[p - 1] = label; stack.append(p - 1) }
+                        if x < w - 1, m[p + 1] != 0, lab[p + 1] == 0 { lab[p + 1] = label; stack.append(p + 1) }
+                        if y > 0, m[p - w] != 0, lab[p - w] == 0 { lab[p - w] = label; stack.append(p - w) }
+                        if y < h - 1, m[p + w] != 0, lab[p + w] == 0 { lab[p + w] = label; stack.append(p + w) }
+                    }
+                    blobs.append(blob)
+                }
+            }
+        }
+        return blobs
     }
 }
