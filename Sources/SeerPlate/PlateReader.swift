@@ -130,7 +130,11 @@ public final class PlateReader: Sendable {
             let lengthFactor = n >= 5 && n <= 8 ? 1.0 : n == 4 ? 0.6 : n > 8 ? 0.5 : 0.3
             let score = r.candidates[0].score
             let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
-            return (reading, score * lengthFactor * r.layout * min(1, r.glyphHeight / tallest).squareRoot(), score, box)
+            // Text at the photo's top or bottom edge (a camera's date stamp, a plate cut off) is
+            // seldom the plate the photo was taken of.
+            let ys = r.quad.map(\.1)
+            let edge = (ys.min() ?? 0) < 0.03 * Double(image.height) || (ys.max() ?? 0) > 0.97 * Double(image.height) ? 0.5 : 1.0
+            return (reading, score * lengthFactor * edge * r.layout * min(1, r.glyphHeight / tallest).squareRoot(), score, box)
         }
         ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.reading.text < $1.reading.text }
         if Self.debugFolder != nil {
