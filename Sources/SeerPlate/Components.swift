@@ -72,12 +72,18 @@ enum Binarize {
     /// emptiest columns near where evenly spaced glyphs would meet, when those columns are thin
     /// (glyphs touch at a point or through a band; a glyph's own strokes are thicker). The pieces
     /// get new labels and are appended; the original blob is emptied (area 0).
-    static func splitTouching(_ blobs: inout [Blob], labels: inout [Int32], width: Int, isCandidate: (Blob) -> Bool) {
+    /// `pitch`, when given, is the width one glyph and its gap take in the row (else 0.62 of the
+    /// blob's height is assumed).
+    static func splitTouching(
+        _ blobs: inout [Blob], labels: inout [Int32], width: Int, pitch: Double? = nil, isCandidate: (Blob) -> Bool
+    ) {
         var extra: [Blob] = []
+        // New pieces get labels no blob has yet.
+        var nextLabel = (labels.max() ?? 0) + 1
         for index in blobs.indices where isCandidate(blobs[index]) {
             let b = blobs[index]
             let bh = Double(b.height), bw = Double(b.width)
-            let pieces = max(2, Int((bw / (0.62 * bh)).rounded()))
+            let pieces = max(2, Int((bw / (pitch ?? 0.62 * bh)).rounded()))
             var counts = [Int](repeating: 0, count: b.width)
             for y in b.y0...b.y1 {
                 for x in b.x0...b.x1 where labels[y * width + x] == b.label { counts[x - b.x0] += 1 }
@@ -93,7 +99,8 @@ enum Binarize {
             guard cuts.count > 1 else { continue }
             cuts.append(b.width)
             for j in 0..<(cuts.count - 1) where cuts[j + 1] > cuts[j] {
-                let label = Int32(blobs.count + extra.count + 1)
+                let label = nextLabel
+                nextLabel += 1
                 var piece = Blob(x0: Int.max, y0: Int.max, x1: -1, y1: -1, area: 0, label: label)
                 for y in b.y0...b.y1 {
                     for x in (b.x0 + cuts[j])..<(b.x0 + cuts[j + 1]) where labels[y * width + x] == b.label {

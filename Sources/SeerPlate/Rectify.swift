@@ -202,7 +202,23 @@ enum Rectifier {
             }
         }
         guard best.count >= minimumGlyphs else { return nil }
-        return (Array(best), median)
+        var row = Array(best)
+        // Glyphs that touch side by side in a font of narrow glyphs stay under the height-based
+        // test above; in a row of four or more, a blob much wider than its neighbours is cut at
+        // the row's own glyph pitch.
+        if row.count >= 4 {
+            let widths = row.map { Double($0.width) }.sorted()
+            let typical = widths[widths.count / 2]
+            let gaps = zip(row.dropFirst(), row).map { Double($0.x0 - $1.x1) }.sorted()
+            let pitch = typical + max(0, gaps[gaps.count / 2])
+            let wide = Set(row.filter { Double($0.width) > 1.6 * typical && Double($0.width) > 0.7 * median }.map(\.label))
+            if !wide.isEmpty {
+                var pieces = row
+                Binarize.splitTouching(&pieces, labels: &labels, width: mask.width, pitch: pitch) { wide.contains($0.label) }
+                row = pieces.filter { $0.area > 0 && Double($0.height) > 0.6 * median }.sorted { $0.x0 < $1.x0 }
+            }
+        }
+        return (row, median)
     }
 
     /// Draws `row`'s glyphs (pixels of their labels) onto a clean canvas.
