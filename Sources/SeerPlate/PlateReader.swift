@@ -195,14 +195,23 @@ public final class PlateReader: Sendable {
     }
 
     private func prepare(_ row: TextRow, in image: GrayImage, region: PlateRegion?, minimumGlyphs: Int) -> PreparedRow? {
-        let rect = Rectifier.rectify(image, row: row)
         let search = CandidateSearch(grammar: grammar)
         var best: PreparedRow?
-        for glyphs in Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2) {
-            let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
-            let quick = (search.search(Self.positions(probabilities), region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
-            if best == nil || quick > best!.quick {
-                best = PreparedRow(row: row, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
+        // A row found as light on dark may be the gaps between dark strokes lined up: it is also
+        // read the other way round, and the better reading decides.
+        for lightOnDark in row.lightOnDark ? [true, false] : [false] {
+            var oriented = row
+            oriented.lightOnDark = lightOnDark
+            let rect = Rectifier.rectify(image, row: oriented)
+            if let dir = Self.debugFolder {
+                try? PNGWriter.write(rect.image, to: "\(dir)/rect\(row.x0)_\(row.y0)\(lightOnDark ? "_inv" : "").png")
+            }
+            for glyphs in Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2) {
+                let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
+                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
+                if best == nil || quick > best!.quick {
+                    best = PreparedRow(row: oriented, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
+                }
             }
         }
         return best
