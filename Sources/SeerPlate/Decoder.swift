@@ -44,6 +44,31 @@ struct CandidateSearch {
         let raw = kBest(positions, slots: Array(repeating: any, count: n), limit: limit)
         all += raw.map { Scored(text: $0.0, score: pow($0.1, 1 / Double(n)) * (region == nil ? 0.6 : Self.unmatchedFactor), format: nil, perChar: $0.2) }
         all.sort { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
+        // O and 0 share one glyph on many plates (most US states among them), so the classifiers'
+        // choice between them is weak evidence: the best reading's twin with one O/0 swapped, when
+        // it fits a format of the region, is offered right behind it, at a swap's cost.
+        if let top = all.first {
+            let chars = Array(top.text)
+            for i in chars.indices where chars[i] == "O" || chars[i] == "0" {
+                var twin = chars
+                twin[i] = chars[i] == "O" ? "0" : "O"
+                let text = String(twin)
+                let score = top.score * Self.swapFactor
+                var format = top.format
+                if let own = top.format, !own.matches(text) {
+                    // Through another format only if the region deems it nearly as likely (US
+                    // `general`, not Europe's catch-alls).
+                    guard let other = grammar.formats(for: region).filter({ $0.matches(text) }).max(by: { $0.weight < $1.weight }),
+                        other.weight >= 0.75 * own.weight else { continue }
+                    format = other
+                }
+                if let existing = all.firstIndex(where: { $0.text == text }), all[existing].score >= score { continue }
+                var perChar = top.perChar
+                if perChar.indices.contains(i) { perChar[i] *= Self.swapFactor }
+                all.append(Scored(text: text, score: score, format: format, perChar: perChar))
+            }
+            all.sort { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
+        }
         var seen = Set<String>()
         var out: [Scored] = []
         for s in all where seen.insert(s.text).inserted {

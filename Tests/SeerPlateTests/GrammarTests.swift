@@ -109,6 +109,19 @@ import Testing
         #expect(found.first?.text == "ABC1234")
     }
 
+    @Test func oAndZeroTwinIsOfferedSecond() throws {
+        // A US reading with a letter O, sure of every glyph: its twin with a zero comes right after,
+        // through the general format since `us-6a` wants a letter there.
+        let us = search.search(positions("OSG719"), region: .us, limit: 5)
+        #expect(us.map(\.text).prefix(2) == ["OSG719", "0SG719"])
+        #expect(us[1].format?.name == "general")
+        #expect(abs(us[1].score - us[0].score * CandidateSearch.swapFactor) < 1e-9)
+        // Where only a catch-all takes the twin (Slovakia's AA999AA), it is not offered.
+        let sk = search.search(positions("RK300AG"), region: .eu, limit: 5)
+        #expect(sk.first?.text == "RK300AG")
+        #expect(!sk.map(\.text).contains("RK3O0AG"))
+    }
+
     @Test func readingOutsideEveryFormatSaysSo() throws {
         let found = search.search(positions("AB"), region: .br, limit: 5)
         let top = try #require(found.first)
