@@ -134,14 +134,13 @@ public final class PlateReader: Sendable {
             // seldom the plate the photo was taken of.
             let ys = r.quad.map(\.1)
             let edge = (ys.min() ?? 0) < 0.03 * Double(image.height) || (ys.max() ?? 0) > 0.97 * Double(image.height) ? 0.5 : 1.0
-            return (reading, score * lengthFactor * edge * r.layout * min(1, r.glyphHeight / tallest).squareRoot(), score, box)
+            let rank = score * lengthFactor * edge * r.layout * min(1, r.glyphHeight / tallest).squareRoot()
+            if Self.debugFolder != nil {
+                FileHandle.standardError.write(Data("rank \(reading.text) \(rank) score \(score) layout \(r.layout) edge \(edge) h \(r.glyphHeight)/\(tallest)\n".utf8))
+            }
+            return (reading, rank, score, box)
         }
         ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.reading.text < $1.reading.text }
-        if Self.debugFolder != nil {
-            for (r, read) in zip(ranked, reads) {
-                FileHandle.standardError.write(Data("rank \(r.reading.text) \(r.rank) score \(r.score) layout \(read.layout) h \(read.glyphHeight)/\(tallest)\n".utf8))
-            }
-        }
         var kept: [PlateReading] = []
         var boxes: [(Double, Double, Double, Double)] = []
         for r in ranked where r.score >= options.minimumScore {
@@ -151,6 +150,9 @@ public final class PlateReader: Sendable {
         }
         return kept
     }
+
+    /// The score kept by a reading that leaves out a stray stroke at an end of its row.
+    static let strayEndFactor = 0.9
 
     /// A row read: candidates best first, the positions they came from, the plate quad in `image`.
     struct RowRead {
@@ -267,9 +269,25 @@ public final class PlateReader: Sendable {
                     ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
             }
         }
-        let positions = Self.combine(tesseract, classified, glyphs)
+        var positions = Self.combine(tesseract, classified, glyphs)
         guard positions.count >= 2 else { return nil }
-        let candidates = CandidateSearch(grammar: grammar).search(positions, region: region, limit: max(options.candidates, 8))
+        let search = CandidateSearch(grammar: grammar)
+        let limit = max(options.candidates, 8)
+        var candidates = search.search(positions, region: region, limit: limit)
+        // A thin stroke hard against the first or last glyph, closer than plate characters are
+        // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
+        // costs little.
+        let stray = glyphs.strayEnds
+        if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
+            let trimmed = positions.indices.filter { !stray.contains($0) }.map { positions[$0] }
+            let without = search.search(trimmed, region: region, limit: limit).map {
+                CandidateSearch.Scored(text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar)
+            }
+            if let first = without.first, first.score > candidates.first?.score ?? 0 { positions = trimmed }
+            var seen = Set<String>()
+            candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
+                .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
+        }
         guard let top = candidates.first, top.text.count >= 2 else { return nil }
         let best = (candidates: candidates, positions: positions, glyphs: glyphs)
         // Corners: the glyph extent widened to the plate around it.

@@ -34,6 +34,21 @@ struct GlyphRow {
     /// one wider gap (a separator, a sticker or an emblem between groups), and only a few of them
     /// are plain strokes (1, I). Text with many gaps (dates, times, phone numbers) and rows of bars
     /// (fences, grilles, radiator slats) are something else.
+    /// The first and last glyph (indices) when it is a thin stroke whose centre is closer to its
+    /// neighbour's than 0.6 of the row's typical centre spacing: plate characters, 1 and I
+    /// included, sit one pitch apart; a frame's edge or a bolt beside the last glyph does not.
+    var strayEnds: [Int] {
+        guard masks.count == glyphs.count, glyphs.count >= 5 else { return [] }
+        let centres = glyphs.map { Double($0.x0 + $0.x1) / 2 }
+        let pitches = zip(centres.dropFirst(), centres).map { $0 - $1 }.sorted()
+        let pitch = pitches[pitches.count / 2]
+        func stray(_ i: Int, _ neighbour: Int) -> Bool {
+            Double(masks[i].width) < 0.3 * Double(masks[i].height) && abs(centres[i] - centres[neighbour]) < 0.6 * pitch
+        }
+        let last = glyphs.count - 1
+        return (stray(0, 1) ? [0] : []) + (stray(last, last - 1) ? [last] : [])
+    }
+
     var layoutPrior: Double {
         guard masks.count == glyphs.count, masks.count >= 2 else { return 1 }
         let height = Double(masks.map(\.height).sorted()[masks.count / 2])

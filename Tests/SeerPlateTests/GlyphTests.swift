@@ -56,6 +56,25 @@ import Testing
         #expect(cleaned.bits[2 * w + 5] == 1)
     }
 
+    /// A row of glyph boxes (x0, x1, width of the ink) 40 px tall.
+    static func row(_ boxes: [(Int, Int)]) -> GlyphRow {
+        GlyphRow(
+            image: GrayImage(width: 1, height: 1, pixels: [255]), glyphs: boxes.map { (x0: $0.0, x1: $0.1) },
+            masks: boxes.map { GlyphMask(width: $0.1 - $0.0 + 1, height: 40, bits: []) }, extent: (0, 0, 0, 0))
+    }
+
+    @Test func strokeHardAgainstAnEndGlyphIsStray() {
+        // Five glyphs 20 px wide at a 28 px pitch, then a 5 px stroke 2 px after the last.
+        let glyphs = (0..<5).map { (28 * $0, 28 * $0 + 19) }
+        #expect(Self.row(glyphs + [(134, 138)]).strayEnds == [5])
+        #expect(Self.row([(-8, -4)] + glyphs).strayEnds == [0])
+        // A 1 one pitch after the last glyph is a character.
+        #expect(Self.row(glyphs + [(146, 150)]).strayEnds == [])
+        // A wide glyph close by is no stroke; short rows are left alone.
+        #expect(Self.row(glyphs + [(134, 150)]).strayEnds == [])
+        #expect(Self.row(Array(glyphs.prefix(3)) + [(78, 82)]).strayEnds == [])
+    }
+
     @Test func shippedModelsLoad() throws {
         let models = GlyphClassifier.standard
         #expect(models.count == 2)
