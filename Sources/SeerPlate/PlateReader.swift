@@ -208,7 +208,11 @@ public final class PlateReader: Sendable {
             if let dir = Self.debugFolder {
                 try? PNGWriter.write(rect.image, to: "\(dir)/rect\(row.x0)_\(row.y0)\(lightOnDark ? "_inv" : "").png")
             }
-            for glyphs in Rectifier.segment(rect, minimumGlyphs: minimumGlyphs).prefix(2) {
+            // The two best segmentations, each with its variant with recovered glyphs if any.
+            var base = 0
+            for glyphs in Rectifier.segment(rect, minimumGlyphs: minimumGlyphs) {
+                if !glyphs.recovered { base += 1 }
+                if base > 2 { break }
                 let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
                 let quick = (search.search(Self.positions(probabilities), region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
                 if best == nil || quick > best!.quick {

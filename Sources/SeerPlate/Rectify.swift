@@ -29,6 +29,8 @@ struct GlyphRow {
     var crops: [GrayImage] = []
     /// Extent of the glyphs in the rectified crop: u0, u1, v0, v1.
     var extent: (Int, Int, Int, Int)
+    /// Whether glyphs were recovered from empty slots of the row (`Rectifier.recoverSlots`).
+    var recovered = false
 
     /// How plate-like the row's layout is, 0–1. Plate characters are evenly spaced with at most
     /// one wider gap (a separator, a sticker or an emblem between groups), and only a few of them
@@ -119,6 +121,9 @@ enum Rectifier {
 
     /// Segments glyphs in a rectified crop over a few binarisations; returns the candidates, best
     /// segmentation first.
+    ///
+    /// A segmentation in which glyph slots were found empty (see `recoverSlots`) is followed by a
+    /// variant with the ink found there; `recovered` tells the variants apart.
     static func segment(_ rect: RectifiedRow, minimumGlyphs: Int = 3) -> [GlyphRow] {
         let image = stretched(rect.image)
         let w = image.width, h = image.height
@@ -129,19 +134,19 @@ enum Rectifier {
         let table = Binarize.integral(image)
         masks.append(Binarize.adaptive(image, integral: table, radius: Int(glyphHeight * 0.6), offset: 10, dark: true))
         masks.append(Mask(width: w, height: h, bits: image.pixels.map { Int($0) < otsu - 25 ? 1 : 0 }))
-        var results: [(GlyphRow, Double)] = []
+        var results: [(rows: [GlyphRow], score: Double)] = []
         for mask in masks {
-            if let row = glyphs(in: mask, image: image, minimumGlyphs: minimumGlyphs) { results.append(row) }
+            if let found = glyphs(in: mask, image: image, minimumGlyphs: minimumGlyphs) { results.append(found) }
         }
-        results = results.enumerated().sorted { $0.element.1 != $1.element.1 ? $0.element.1 > $1.element.1 : $0.offset < $1.offset }.map(\.element)
-        return results.map(\.0)
+        results = results.enumerated().sorted { $0.element.score != $1.element.score ? $0.element.score > $1.element.score : $0.offset < $1.offset }.map(\.element)
+        return results.flatMap(\.rows)
     }
 
     /// Keeps the blobs of glyph size on the centre line and draws them onto a clean canvas.
     ///
     /// Two passes: the first finds the row of glyphs; the second looks again with the mask cut to
     /// the row's band, which frees glyphs joined to a plate frame or a border above or below them.
-    static func glyphs(in mask: Mask, image: GrayImage, minimumGlyphs: Int) -> (GlyphRow, Double)? {
+    static func glyphs(in mask: Mask, image: GrayImage, minimumGlyphs: Int) -> (rows: [GlyphRow], score: Double)? {
         var labels: [Int32] = []
         var mask = mask
         var found = selectRow(mask, labels: &labels, minimumGlyphs: minimumGlyphs)
@@ -169,7 +174,73 @@ enum Rectifier {
                 labels = bandLabels
             }
         }
-        return draw(row, median: median, labels: labels, image: image)
+        let (drawn, score) = draw(row, median: median, labels: labels, image: image)
+        guard let recovered = recoverSlots(row, median: median, mask: mask, labels: &labels) else { return ([drawn], score) }
+        var variant = draw(recovered, median: median, labels: labels, image: image).0
+        variant.recovered = true
+        return ([drawn, variant], score)
+    }
+
+    /// Glyphs lost to the row because they touch something (a frame's edge, an emblem, a
+    /// separator): where the row's pitch leaves a slot empty (a gap of two pitches or more, or one
+    /// pitch beyond either end), the ink in that slot within the glyphs' band, without columns of
+    /// ink that run on above and below the band (a frame's sides), is taken as a glyph when it
+    /// spans the band's height. Nil when no slot gives one.
+    static func recoverSlots(_ row: [Blob], median: Double, mask: Mask, labels: inout [Int32]) -> [Blob]? {
+        guard row.count >= 4 else { return nil }
+        let w = mask.width, h = mask.height
+        let centres = row.map(\.cx)
+        let pitches = zip(centres.dropFirst(), centres).map { $0 - $1 }.sorted()
+        let pitch = pitches[pitches.count / 2]
+        let widths = row.map { Double($0.width) }.sorted()
+        let typical = widths[widths.count / 2]
+        guard pitch > typical, pitch < 2.5 * median else { return nil }
+        let top = row.map(\.y0).sorted()[row.count / 2], bottom = row.map(\.y1).sorted()[row.count / 2]
+        guard top >= 2, bottom < h - 2 else { return nil }
+        // Slots: centre and the limits set by the glyphs either side.
+        var slots: [(centre: Double, lo: Int, hi: Int)] = []
+        slots.append((centres[0] - pitch, 0, row[0].x0 - 1))
+        for i in 0..<(row.count - 1) {
+            let d = centres[i + 1] - centres[i]
+            let missing = Int((d / pitch).rounded()) - 1
+            guard missing >= 1, missing <= 2 else { continue }
+            for j in 1...missing {
+                slots.append((centres[i] + Double(j) * d / Double(missing + 1), row[i].x1 + 1, row[i + 1].x0 - 1))
+            }
+        }
+        slots.append((centres[row.count - 1] + pitch, row[row.count - 1].x1 + 1, w - 1))
+        var label = (labels.max() ?? 0) + 1
+        var added: [Blob] = []
+        for slot in slots {
+            let x0 = max(slot.lo, Int((slot.centre - 0.5 * pitch).rounded()))
+            let x1 = min(slot.hi, Int((slot.centre + 0.5 * pitch).rounded()))
+            guard x1 - x0 >= 2 else { continue }
+            var blob = Blob(x0: Int.max, y0: Int.max, x1: -1, y1: -1, area: 0, label: label)
+            for x in x0...x1 {
+                // A column with ink above and below the band runs through it: a frame's side.
+                if mask.bits[(top - 2) * w + x] != 0 && mask.bits[(bottom + 2) * w + x] != 0 { continue }
+                for y in top...bottom where mask.bits[y * w + x] != 0 {
+                    blob.area += 1
+                    blob.x0 = min(blob.x0, x); blob.x1 = max(blob.x1, x)
+                    blob.y0 = min(blob.y0, y); blob.y1 = max(blob.y1, y)
+                }
+            }
+            guard blob.area > 0 else { continue }
+            let bh = Double(blob.height), bw = Double(blob.width)
+            guard bh >= 0.85 * Double(bottom - top + 1), bw >= 2, bw <= 1.2 * typical + 2,
+                blob.fill > 0.15, blob.fill < 0.9 || bh >= 2.5 * bw
+            else { continue }
+            for y in blob.y0...blob.y1 {
+                for x in blob.x0...blob.x1 where mask.bits[y * w + x] != 0 {
+                    if mask.bits[(top - 2) * w + x] != 0 && mask.bits[(bottom + 2) * w + x] != 0 { continue }
+                    labels[y * w + x] = label
+                }
+            }
+            added.append(blob)
+            label += 1
+        }
+        guard !added.isEmpty else { return nil }
+        return (row + added).sorted { $0.x0 < $1.x0 }
     }
 
 

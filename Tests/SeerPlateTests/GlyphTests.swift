@@ -75,6 +75,35 @@ import Testing
         #expect(Self.row(Array(glyphs.prefix(3)) + [(78, 82)]).strayEnds == [])
     }
 
+    @Test func glyphsInEmptySlotsAreRecovered() throws {
+        // Glyph boxes 20×40 at a 30 px pitch (rows 10–49), with slot 2 empty of a found glyph.
+        let w = 200, h = 60
+        func scene(slots: [Int], extraBars: [(Int, Int, Int, Int)]) -> (Mask, [Int32], [Blob]) {
+            var bits = [UInt8](repeating: 0, count: w * h)
+            var labels = [Int32](repeating: 0, count: w * h)
+            var row: [Blob] = []
+            for (n, i) in slots.enumerated() {
+                let x0 = 10 + 30 * i
+                for y in 10...49 { for x in x0...(x0 + 19) { bits[y * w + x] = 1; labels[y * w + x] = Int32(n + 1) } }
+                row.append(Blob(x0: x0, y0: 10, x1: x0 + 19, y1: 49, area: 800, label: Int32(n + 1)))
+            }
+            for (x0, x1, y0, y1) in extraBars { for y in y0...y1 { for x in x0...x1 { bits[y * w + x] = 1 } } }
+            return (Mask(width: w, height: h, bits: bits), labels, row)
+        }
+        // A 1 in slot 2 and a 1 one pitch after the last glyph, against a frame's side that runs
+        // from top to bottom: both 1s come back, the frame does not.
+        var (mask, labels, row) = scene(slots: [0, 1, 3, 4], extraBars: [(77, 81, 10, 49), (167, 171, 10, 49), (176, 178, 0, 59)])
+        let recovered = try #require(Rectifier.recoverSlots(row, median: 40, mask: mask, labels: &labels))
+        #expect(recovered.map(\.x0) == [10, 40, 77, 100, 130, 167])
+        #expect(recovered[5].x1 == 171)
+        #expect(labels[30 * w + 169] == recovered[5].label)
+        #expect(labels[30 * w + 177] == 0)
+        // Ink that does not span the glyphs' band (a dash between groups) is no glyph; nothing else
+        // gives one, so there is no variant.
+        (mask, labels, row) = scene(slots: [0, 1, 3, 4], extraBars: [(72, 86, 28, 32), (176, 178, 0, 59)])
+        #expect(Rectifier.recoverSlots(row, median: 40, mask: mask, labels: &labels) == nil)
+    }
+
     @Test func shippedModelsLoad() throws {
         let models = GlyphClassifier.standard
         #expect(models.count == 2)
