@@ -14,7 +14,7 @@ struct GlyphMask: Sendable {
 /// The network was trained on glyphs rendered from the fonts Debian ships (condensed, regular and
 /// wide sans faces, DIN and gothic faces), distorted the way photographed plates are (scale, shear,
 /// blur, noise, uneven light, JPEG) and binarised as the segmenter binarises: see
-/// `scripts/plate-glyphs/`, which writes `GlyphModelWeights.swift`. It gives every character a
+/// `scripts/plate-glyphs/`, which writes `GlyphMaskModel.swift` and `GlyphGreyModel.swift`. It gives every character a
 /// probability, which Tesseract's LSTM choices do not, so the candidate search can weigh real
 /// alternatives.
 ///

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Trains SeerPlate's glyph classifier and writes Sources/SeerPlate/GlyphModelWeights.swift.
+"""Trains SeerPlate's glyph classifier and writes Sources/SeerPlate/Glyph{Mask,Grey}Model.swift.
 
     python3 scripts/plate-glyphs/train.py [--input mask|grey] [--per-class 60] [--epochs 10] [--cache FILE]
 
