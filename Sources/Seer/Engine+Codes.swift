@@ -106,7 +106,7 @@ extension Engine {
         if targets.contains(.plates) {
             // A code's modules can pass for a row of glyphs: a "plate" inside a code that was read is that code.
             plates = try readPlates(in: decoded, region: region).filter { plate in
-                !symbols.contains { Self.quad($0.corners, contains: Self.center(of: plate.corners)) }
+                !symbols.contains { Self.center(of: plate.corners).isInside($0.corners, grownBy: 1.1) }
             }
         }
         let d = ContinuousClock.now - start
@@ -120,21 +120,5 @@ extension Engine {
         let points = corners.filter { $0.count == 2 }
         guard !points.isEmpty else { return Point(x: -1, y: -1) }
         return Point(x: points.map { $0[0] }.reduce(0, +) / Double(points.count), y: points.map { $0[1] }.reduce(0, +) / Double(points.count))
-    }
-
-    /// Whether `p` lies inside the convex quadrilateral `corners` grown by 10 % about its centre.
-    static func quad(_ corners: [Point], contains p: Point) -> Bool {
-        guard corners.count == 4 else { return false }
-        let cx = corners.map(\.x).reduce(0, +) / 4, cy = corners.map(\.y).reduce(0, +) / 4
-        let q = corners.map { Point(x: cx + ($0.x - cx) * 1.1, y: cy + ($0.y - cy) * 1.1) }
-        var sign = 0
-        for i in 0..<4 {
-            let a = q[i], b = q[(i + 1) % 4]
-            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
-            let s = cross > 0 ? 1 : cross < 0 ? -1 : 0
-            if s == 0 { continue }
-            if sign == 0 { sign = s } else if s != sign { return false }
-        }
-        return true
     }
 }

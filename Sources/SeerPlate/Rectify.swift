@@ -209,6 +209,8 @@ enum Rectifier {
             }
         }
         slots.append((centres[row.count - 1] + pitch, row[row.count - 1].x1 + 1, w - 1))
+        // A column with ink above and below the band runs through it: a frame's side.
+        func runsThrough(_ x: Int) -> Bool { mask.bits[(top - 2) * w + x] != 0 && mask.bits[(bottom + 2) * w + x] != 0 }
         var label = (labels.max() ?? 0) + 1
         var added: [Blob] = []
         for slot in slots {
@@ -216,9 +218,7 @@ enum Rectifier {
             let x1 = min(slot.hi, Int((slot.centre + 0.5 * pitch).rounded()))
             guard x1 - x0 >= 2 else { continue }
             var blob = Blob(x0: Int.max, y0: Int.max, x1: -1, y1: -1, area: 0, label: label)
-            for x in x0...x1 {
-                // A column with ink above and below the band runs through it: a frame's side.
-                if mask.bits[(top - 2) * w + x] != 0 && mask.bits[(bottom + 2) * w + x] != 0 { continue }
+            for x in x0...x1 where !runsThrough(x) {
                 for y in top...bottom where mask.bits[y * w + x] != 0 {
                     blob.area += 1
                     blob.x0 = min(blob.x0, x); blob.x1 = max(blob.x1, x)
@@ -231,8 +231,7 @@ enum Rectifier {
                 blob.fill > 0.15, blob.fill < 0.9 || bh >= 2.5 * bw
             else { continue }
             for y in blob.y0...blob.y1 {
-                for x in blob.x0...blob.x1 where mask.bits[y * w + x] != 0 {
-                    if mask.bits[(top - 2) * w + x] != 0 && mask.bits[(bottom + 2) * w + x] != 0 { continue }
+                for x in blob.x0...blob.x1 where mask.bits[y * w + x] != 0 && !runsThrough(x) {
                     labels[y * w + x] = label
                 }
             }

@@ -102,17 +102,7 @@ struct FoundSymbol {
     }
 
     func contains(_ p: Point, grow: Double = 1.15) -> Bool {
-        let c = center
-        let q = corners.map { Point(x: c.x + ($0.x - c.x) * grow, y: c.y + ($0.y - c.y) * grow) }
-        var sign = 0
-        for i in 0..<4 {
-            let a = q[i], b = q[(i + 1) % 4]
-            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
-            let s = cross > 0 ? 1 : cross < 0 ? -1 : 0
-            if s == 0 { continue }
-            if sign == 0 { sign = s } else if s != sign { return false }
-        }
-        return true
+        p.isInside(corners, grownBy: grow)
     }
 }
 

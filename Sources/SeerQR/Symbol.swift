@@ -10,6 +10,23 @@ public struct Point: Sendable, Equatable, Hashable, Codable {
         self.x = x
         self.y = y
     }
+
+    /// Whether the point lies inside the convex quadrilateral `corners` (four points in order
+    /// around it), grown by `grow` about the corners' mean; false unless there are four corners.
+    public func isInside(_ corners: [Point], grownBy grow: Double = 1) -> Bool {
+        guard corners.count == 4 else { return false }
+        let cx = corners.map(\.x).reduce(0, +) / 4, cy = corners.map(\.y).reduce(0, +) / 4
+        let q = corners.map { Point(x: cx + ($0.x - cx) * grow, y: cy + ($0.y - cy) * grow) }
+        var sign = 0
+        for i in 0..<4 {
+            let a = q[i], b = q[(i + 1) % 4]
+            let cross = (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x)
+            let s = cross > 0 ? 1 : cross < 0 ? -1 : 0
+            if s == 0 { continue }
+            if sign == 0 { sign = s } else if s != sign { return false }
+        }
+        return true
+    }
 }
 
 /// The kinds of code Seer reads. The raw value is the name used on the command line and in JSON.
