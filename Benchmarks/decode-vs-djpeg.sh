@@ -8,7 +8,7 @@ root="$here/.."
 dir=${SEER_BENCH_DIR:-/tmp/seer-bench}
 [[ -f "$dir/photo-12mp.jpg" ]] || "$here/make-photos.sh" >/dev/null
 photo="$dir/photo-12mp.jpg"
-(cd "$root" && swift build -c release --product seer --static-swift-stdlib >&2)
+(cd "$root" && swift build -c release --product seer --static-swift-stdlib -Xlinker -no-pie >&2)
 seer="$root/.build/release/seer"
 runs=${RUNS:-60}
 

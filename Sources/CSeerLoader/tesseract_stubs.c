@@ -1519,3 +1519,30 @@ SEER_STUB void TessMonitorSetDeadlineMSecs(ETEXT_DESC *monitor, int deadline) {
     }
     fn(monitor, deadline);
 }
+
+const char *const seer_required_tesseract[] = {
+    "TessBaseAPIClear",
+    "TessBaseAPICreate",
+    "TessBaseAPIDelete",
+    "TessBaseAPIEnd",
+    "TessBaseAPIGetIterator",
+    "TessBaseAPIInit4",
+    "TessBaseAPIRecognize",
+    "TessBaseAPISetImage",
+    "TessBaseAPISetPageSegMode",
+    "TessBaseAPISetSourceResolution",
+    "TessBaseAPISetVariable",
+    "TessChoiceIteratorConfidence",
+    "TessChoiceIteratorDelete",
+    "TessChoiceIteratorGetUTF8Text",
+    "TessChoiceIteratorNext",
+    "TessDeleteText",
+    "TessPageIteratorBoundingBox",
+    "TessResultIteratorConfidence",
+    "TessResultIteratorDelete",
+    "TessResultIteratorGetChoiceIterator",
+    "TessResultIteratorGetPageIteratorConst",
+    "TessResultIteratorGetUTF8Text",
+    "TessResultIteratorNext",
+    NULL,
+};

@@ -1530,3 +1530,26 @@ SEER_STUB zbar_color_t zbar_scanner_get_color(const zbar_scanner_t *scanner) {
     }
     return fn(scanner);
 }
+
+const char *const seer_required_zbar[] = {
+    "zbar_image_create",
+    "zbar_image_destroy",
+    "zbar_image_first_symbol",
+    "zbar_image_scanner_create",
+    "zbar_image_scanner_destroy",
+    "zbar_image_scanner_set_config",
+    "zbar_image_set_data",
+    "zbar_image_set_format",
+    "zbar_image_set_size",
+    "zbar_scan_image",
+    "zbar_symbol_get_data",
+    "zbar_symbol_get_data_length",
+    "zbar_symbol_get_loc_size",
+    "zbar_symbol_get_loc_x",
+    "zbar_symbol_get_loc_y",
+    "zbar_symbol_get_modifiers",
+    "zbar_symbol_get_quality",
+    "zbar_symbol_get_type",
+    "zbar_symbol_next",
+    NULL,
+};

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,13 @@
 /* A progressive JPEG may hold any number of scans, each a full pass over the coefficients; a few
    hundred bytes can ask for millions. Real encoders write at most a few dozen. */
 #define SEER_JPEG_MAX_SCANS 1000
+
+/* The work a file may ask for, in blocks decoded over all its scans, as a multiple of the blocks in
+   its frame. A baseline JPEG decodes each block once (1×); libjpeg's standard progressive script
+   costs about 5× (a DC scan over every component, then each component's AC bands and refinements);
+   real encoders stay well under 10×. A file that needs more, such as a thousand near-empty scans
+   over a 100-megapixel frame, is refused before the excess work is done. */
+#define SEER_JPEG_DEFAULT_WORK_FACTOR 24
 
 /* Reads the JPEG straight from a file descriptor through one reused buffer, as djpeg does through
    stdio: no copy of the whole file in memory. */
@@ -35,8 +43,19 @@ struct SeerJPEGDecoder {
     int started;
     int category;
     int warnings;
+    int lastScan;           /* the scan whose blocks were last counted */
+    long long work;         /* blocks the scans so far ask to decode */
+    long long budget;       /* the most blocks allowed; 0 until the frame is known */
+    int workFactor;
+    double deadline;        /* CLOCK_MONOTONIC seconds, 0 for none */
     char message[SEER_MESSAGE_MAX];
 };
+
+static double seer_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void seer_jpeg_format(SeerJPEGDecoder *d) {
     char buffer[JMSG_LENGTH_MAX];
@@ -70,9 +89,38 @@ static void seer_jpeg_error_exit(j_common_ptr cinfo) {
 
 static void seer_jpeg_progress(j_common_ptr cinfo) {
     SeerJPEGDecoder *d = (SeerJPEGDecoder *)cinfo->client_data;
-    if (d->cinfo.input_scan_number > SEER_JPEG_MAX_SCANS) {
+    j_decompress_ptr c = &d->cinfo;
+    if (c->input_scan_number > SEER_JPEG_MAX_SCANS) {
         snprintf(d->message, sizeof d->message, "the JPEG has more than %d scans", SEER_JPEG_MAX_SCANS);
         d->category = SEER_ERR_CORRUPT;
+        longjmp(d->jump, 1);
+    }
+    /* Called before each row of input is consumed: a scan whose header has just been read is
+       counted whole before any of its rows is decoded. */
+    if (c->input_scan_number != d->lastScan && c->input_scan_number > 0) {
+        d->lastScan = c->input_scan_number;
+        if (d->budget == 0) {
+            long long frame = 0;
+            for (int i = 0; i < c->num_components; i++)
+                frame += (long long)c->comp_info[i].width_in_blocks * (long long)c->comp_info[i].height_in_blocks;
+            d->budget = frame * (d->workFactor > 0 ? d->workFactor : SEER_JPEG_DEFAULT_WORK_FACTOR);
+        }
+        for (int i = 0; i < c->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+            jpeg_component_info *comp = c->cur_comp_info[i];
+            if (comp) d->work += (long long)comp->width_in_blocks * (long long)comp->height_in_blocks;
+        }
+        if (d->work > d->budget) {
+            snprintf(d->message, sizeof d->message,
+                     "the JPEG's %d scans ask to decode more than %d times the blocks of its %ux%u frame",
+                     c->input_scan_number, d->workFactor > 0 ? d->workFactor : SEER_JPEG_DEFAULT_WORK_FACTOR,
+                     c->image_width, c->image_height);
+            d->category = SEER_ERR_TOO_LARGE;
+            longjmp(d->jump, 1);
+        }
+    }
+    if (d->deadline > 0 && seer_now() > d->deadline) {
+        snprintf(d->message, sizeof d->message, "decoding took longer than its time limit");
+        d->category = SEER_ERR_TOO_LARGE;
         longjmp(d->jump, 1);
     }
 }
@@ -82,14 +130,21 @@ static void seer_jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return; /* trace messages */
     int code = cinfo->err->msg_code;
     /* Data that ends early is padded by libjpeg with grey; data that loses sync comes out as garbage.
-       Neither is an image to pass on as good. Stray bytes between markers are harmless. */
+       Neither is an image to pass on as good. */
     if (code == JWRN_JPEG_EOF) {
         snprintf(d->message, sizeof d->message, "the JPEG data ends before the image does");
         d->category = SEER_ERR_TRUNCATED;
         longjmp(d->jump, 1);
     }
+    /* Stray bytes between header segments are harmless; stray bytes before a scan, a restart or the
+       end, once entropy-coded data has been read, are data the decoder did not use: it lost sync, or
+       the frame header claims fewer blocks than the data holds. */
+    int strayAfterData = code == JWRN_EXTRANEOUS_DATA && d->cinfo.input_scan_number > 0 &&
+                         (cinfo->err->msg_parm.i[1] == 0xD9 || cinfo->err->msg_parm.i[1] == 0xDA ||
+                          (cinfo->err->msg_parm.i[1] >= 0xD0 && cinfo->err->msg_parm.i[1] <= 0xD7));
     if (code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC || code == JWRN_BOGUS_PROGRESSION ||
-        code == JWRN_NOT_SEQUENTIAL) {
+        code == JWRN_NOT_SEQUENTIAL || code == JWRN_HUFF_BAD_CODE || code == JWRN_ARITH_BAD_CODE ||
+        strayAfterData) {
         seer_jpeg_format(d);
         d->category = SEER_ERR_CORRUPT;
         longjmp(d->jump, 1);
@@ -119,6 +174,34 @@ void seer_jpeg_destroy(SeerJPEGDecoder *d) {
     if (!d) return;
     if (d->created) jpeg_destroy_decompress(&d->cinfo);
     free(d);
+}
+
+/* Damage libjpeg accepts but that cannot be a real photo: a quantisation table of zeros (every
+   coefficient multiplied away: a flat grey picture) and an arithmetic-coding frame that carries
+   Huffman tables (Huffman-coded data read as arithmetic-coded gives garbage). */
+static void seer_jpeg_check_header(SeerJPEGDecoder *d) {
+    j_decompress_ptr c = &d->cinfo;
+    for (int i = 0; i < c->num_components; i++) {
+        int n = c->comp_info[i].quant_tbl_no;
+        if (n < 0 || n >= NUM_QUANT_TBLS || !c->quant_tbl_ptrs[n]) continue; /* libjpeg checks later */
+        int zeros = 0;
+        for (int k = 0; k < DCTSIZE2; k++) zeros += c->quant_tbl_ptrs[n]->quantval[k] == 0;
+        if (zeros == DCTSIZE2 || c->quant_tbl_ptrs[n]->quantval[0] == 0) {
+            snprintf(d->message, sizeof d->message, "quantisation table %d of component %d is zero%s", n, i,
+                     zeros == DCTSIZE2 ? " throughout" : " for the DC coefficient");
+            d->category = SEER_ERR_CORRUPT;
+            longjmp(d->jump, 1);
+        }
+    }
+    if (c->arith_code) {
+        for (int i = 0; i < NUM_HUFF_TBLS; i++) {
+            if (c->dc_huff_tbl_ptrs[i] || c->ac_huff_tbl_ptrs[i]) {
+                snprintf(d->message, sizeof d->message, "an arithmetic-coded frame carries Huffman tables");
+                d->category = SEER_ERR_CORRUPT;
+                longjmp(d->jump, 1);
+            }
+        }
+    }
 }
 
 static void seer_jpeg_fill(SeerJPEGDecoder *d, SeerJPEGInfo *info) {
@@ -181,6 +264,7 @@ int seer_jpeg_read_header_fd(SeerJPEGDecoder *d, int fd, SeerJPEGInfo *info) {
     d->source.pub.next_input_byte = NULL;
     d->cinfo.src = &d->source.pub;
     jpeg_read_header(&d->cinfo, TRUE);
+    seer_jpeg_check_header(d);
     seer_jpeg_fill(d, info);
     return SEER_OK;
 }
@@ -190,6 +274,7 @@ int seer_jpeg_read_header(SeerJPEGDecoder *d, const uint8_t *data, size_t size, 
     if (setjmp(d->jump)) return d->category;
     jpeg_mem_src(&d->cinfo, data, (unsigned long)size);
     jpeg_read_header(&d->cinfo, TRUE);
+    seer_jpeg_check_header(d);
     seer_jpeg_fill(d, info);
     return SEER_OK;
 }
@@ -257,6 +342,14 @@ int seer_jpeg_read_rows(SeerJPEGDecoder *d, uint8_t *buffer, size_t stride, int 
     if (d->cinfo.output_scanline >= d->cinfo.output_height) jpeg_finish_decompress(&d->cinfo);
     return SEER_OK;
 }
+
+void seer_jpeg_set_limits(SeerJPEGDecoder *d, int workFactor, double seconds) {
+    if (!d) return;
+    d->workFactor = workFactor;
+    d->deadline = seconds > 0 ? seer_now() + seconds : 0;
+}
+
+long long seer_jpeg_work(const SeerJPEGDecoder *d) { return d ? d->work : 0; }
 
 const char *seer_jpeg_message(const SeerJPEGDecoder *d) { return d ? d->message : "no decoder"; }
 

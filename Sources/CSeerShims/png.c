@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <png.h>
 
@@ -18,8 +19,29 @@ struct SeerPNGDecoder {
     uint32_t maxHeight;
     int category;
     int headerRead;
+    int colorType;
+    int paletteChannels;    /* 3 or 4 when palette indices are expanded here, else 0 */
+    double deadline;        /* CLOCK_MONOTONIC seconds, 0 for none */
     char message[SEER_MESSAGE_MAX];
 };
+
+static double seer_png_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Called by libpng after each row: stops a decode that runs past its time limit. */
+static void seer_png_row_done(png_structp png, png_uint_32 row, int pass) {
+    (void)row;
+    (void)pass;
+    SeerPNGDecoder *d = (SeerPNGDecoder *)png_get_io_ptr(png);
+    if (d->deadline > 0 && seer_png_now() > d->deadline) {
+        d->category = SEER_ERR_TOO_LARGE;
+        snprintf(d->message, sizeof d->message, "decoding took longer than its time limit");
+        png_error(png, "time limit");
+    }
+}
 
 static void seer_png_error(png_structp png, png_const_charp text) {
     SeerPNGDecoder *d = (SeerPNGDecoder *)png_get_error_ptr(png);
@@ -86,10 +108,17 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     png_uint_32 width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
     png_get_IHDR(d->png, d->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+    d->colorType = color;
+    if (d->deadline > 0) png_set_read_status_fn(d->png, seer_png_row_done);
 
-    if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(d->png);
+    /* Palette images come out as one index a byte and are expanded in seer_png_read_image, where an
+       index past the end of the palette is caught (libpng would expand it to black, unreported). */
+    if (color == PNG_COLOR_TYPE_PALETTE) {
+        if (depth < 8) png_set_packing(d->png);
+        d->paletteChannels = png_get_valid(d->png, d->info, PNG_INFO_tRNS) ? 4 : 3;
+    }
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(d->png);
-    if (png_get_valid(d->png, d->info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(d->png);
+    if (color != PNG_COLOR_TYPE_PALETTE && png_get_valid(d->png, d->info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(d->png);
     if (depth == 16) png_set_scale_16(d->png);
     if (interlace != PNG_INTERLACE_NONE) png_set_interlace_handling(d->png);
     png_read_update_info(d->png, d->info);
@@ -99,7 +128,7 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     out->bitDepth = depth;
     out->colorType = color;
     out->interlaced = interlace != PNG_INTERLACE_NONE;
-    out->channels = png_get_channels(d->png, d->info);
+    out->channels = d->paletteChannels ? d->paletteChannels : png_get_channels(d->png, d->info);
     out->exif = NULL;
     out->exifLength = 0;
 #ifdef PNG_eXIf_SUPPORTED
@@ -110,7 +139,7 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
         out->exifLength = exifLength;
     }
 #endif
-    if (png_get_rowbytes(d->png, d->info) != (size_t)width * (size_t)out->channels) {
+    if (png_get_rowbytes(d->png, d->info) != (size_t)width * (size_t)png_get_channels(d->png, d->info)) {
         snprintf(d->message, sizeof d->message, "unexpected PNG row size after conversion");
         return SEER_ERR_UNSUPPORTED;
     }
@@ -126,11 +155,46 @@ int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
         free(rows);
         return d->category ? d->category : SEER_ERR_CORRUPT;
     }
-    for (png_uint_32 y = 0; y < height; y++) rows[y] = buffer + (size_t)y * stride;
+    png_uint_32 width = png_get_image_width(d->png, d->info);
+    int channels = d->paletteChannels;
+    /* Palette indices are read into the end of each output row, then expanded in place from the left:
+       each pixel's colour is written no further right than its own index, which is read first. */
+    size_t indexOffset = channels ? (size_t)(channels - 1) * width : 0;
+    for (png_uint_32 y = 0; y < height; y++) rows[y] = buffer + (size_t)y * stride + indexOffset;
     png_read_image(d->png, rows);
     free(rows);
+    if (channels) {
+        png_colorp palette = NULL;
+        int entries = 0;
+        png_get_PLTE(d->png, d->info, &palette, &entries);
+        png_bytep alpha = NULL;
+        int alphas = 0;
+        if (channels == 4) png_get_tRNS(d->png, d->info, &alpha, &alphas, NULL);
+        for (png_uint_32 y = 0; y < height; y++) {
+            uint8_t *row = buffer + (size_t)y * stride;
+            const uint8_t *index = row + indexOffset;
+            for (png_uint_32 x = 0; x < width; x++) {
+                int i = index[x];
+                if (i >= entries || !palette) {
+                    snprintf(d->message, sizeof d->message,
+                             "a pixel uses palette index %d, the palette has %d entries", i, entries);
+                    return SEER_ERR_CORRUPT;
+                }
+                uint8_t *o = row + (size_t)x * (size_t)channels;
+                png_color colour = palette[i];
+                o[0] = colour.red;
+                o[1] = colour.green;
+                o[2] = colour.blue;
+                if (channels == 4) o[3] = i < alphas && alpha ? alpha[i] : 255;
+            }
+        }
+    }
     /* Reading past the image data checks the remaining chunks' CRCs; their absence is harmless. */
     return SEER_OK;
+}
+
+void seer_png_set_deadline(SeerPNGDecoder *d, double seconds) {
+    if (d) d->deadline = seconds > 0 ? seer_png_now() + seconds : 0;
 }
 
 const char *seer_png_message(const SeerPNGDecoder *d) { return d ? d->message : "no decoder"; }

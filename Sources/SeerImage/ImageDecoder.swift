@@ -10,7 +10,8 @@ public struct DecodeOptions: Sendable, Equatable {
     /// before any image-sized allocation. Default 100 megapixels.
     public var pixelLimit: Int
     /// Reduce each side by this factor: 1, 2, 4 or 8. JPEG uses libjpeg-turbo's DCT scaling (a reduced
-    /// image without an inverse transform at full size); PNG is decoded in full and area-averaged.
+    /// image without an inverse transform at full size); PNG, HEIC and WebP are decoded in full and
+    /// area-averaged.
     public var scale: Int
     /// Also produce an RGB image (for annotated output).
     public var includeRGB: Bool
@@ -20,11 +21,20 @@ public struct DecodeOptions: Sendable, Equatable {
     public var fastDCT: Bool
     /// Files larger than this many bytes are refused before they are read. Default 512 MiB.
     public var byteLimit: Int
+    /// The most work a JPEG may ask for: the blocks all its scans decode together, as a multiple of
+    /// the blocks in its frame. Baseline JPEGs need 1, libjpeg's progressive script about 5; a file
+    /// over the limit (a progressive "bomb" of near-empty scans) is refused as `tooLarge` before the
+    /// excess work is done. Default 24.
+    public var workLimit: Int
+    /// Wall-clock seconds a JPEG or PNG decode may take before it is abandoned as `tooLarge`; `nil`
+    /// (the default) for no limit. HEIC and WebP decoders cannot be interrupted and ignore it.
+    public var timeLimit: Double?
 
     /// Creates options; every parameter has the documented default.
     public init(
         pixelLimit: Int = 100_000_000, scale: Int = 1, includeRGB: Bool = false,
-        applyOrientation: Bool = true, fastDCT: Bool = false, byteLimit: Int = 512 << 20
+        applyOrientation: Bool = true, fastDCT: Bool = false, byteLimit: Int = 512 << 20,
+        workLimit: Int = 24, timeLimit: Double? = nil
     ) {
         self.pixelLimit = pixelLimit
         self.scale = scale
@@ -32,6 +42,8 @@ public struct DecodeOptions: Sendable, Equatable {
         self.applyOrientation = applyOrientation
         self.fastDCT = fastDCT
         self.byteLimit = byteLimit
+        self.workLimit = workLimit
+        self.timeLimit = timeLimit
     }
 }
 
@@ -98,13 +110,20 @@ public struct RowBand {
     public var pixels: UnsafeBufferPointer<UInt8>
 }
 
-/// Decodes PNG and JPEG photos to luminance (and RGB), recognising the format from the bytes.
+/// Decodes PNG, JPEG, HEIC and WebP photos to luminance (and RGB), recognising the format from the bytes.
 ///
 /// All functions are thread-safe: each call owns its own C decoder.
 public enum ImageDecoder {
     /// Reads only the header: format, stored size and orientation. Cheap; does not validate pixel data.
     public static func info(of bytes: [UInt8]) throws -> ImageInfo {
         try bytes.withUnsafeBytes { try info(of: $0) }
+    }
+
+    /// The header of an image in memory, refused as `tooLarge` when it has more pixels than `pixelLimit`.
+    public static func info(of bytes: [UInt8], pixelLimit: Int) throws -> ImageInfo {
+        let info = try info(of: bytes)
+        try checkLimit(info, DecodeOptions(pixelLimit: pixelLimit))
+        return info
     }
 
     /// Reads only the header of bytes in memory (see ``info(of:)-([UInt8])``).
@@ -118,6 +137,15 @@ public enum ImageDecoder {
                 return ImageInfo(
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                     orientation: Exif.jpegOrientation(raw) ?? .up)
+            case .heic:
+                let decoder = try HEIFDecoder(raw)
+                return ImageInfo(
+                    format: .heic, storedWidth: decoder.storedWidth, storedHeight: decoder.storedHeight,
+                    orientation: decoder.orientation)
+            case .webp:
+                let decoder = try WebPDecoder(raw)
+                return ImageInfo(
+                    format: .webp, storedWidth: decoder.width, storedHeight: decoder.height, orientation: decoder.orientation)
             default:
                 let decoder = try PNGDecoder(raw)
                 let header = try decoder.readHeader()
@@ -145,7 +173,7 @@ public enum ImageDecoder {
             let format = try decodableFormat(raw)
             switch format {
             case .jpeg:
-                let decoder = try JPEGDecoder()
+                let decoder = try JPEGDecoder(options)
                 let header = try decoder.readHeader(raw)
                 let info = ImageInfo(
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
@@ -153,8 +181,38 @@ public enum ImageDecoder {
                 try checkLimit(info, options)
                 let (gray, rgb) = try decoder.decode(scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
+            case .heic:
+                let decoder = try HEIFDecoder(raw)
+                let info = ImageInfo(
+                    format: .heic, storedWidth: decoder.storedWidth, storedHeight: decoder.storedHeight,
+                    orientation: decoder.orientation)
+                try checkLimit(info, options)
+                var (gray, rgb) = try decoder.decode(wantRGB: options.includeRGB)
+                if options.scale > 1 {
+                    gray = gray.downscaled(by: options.scale)
+                    rgb = rgb?.downscaled(by: options.scale)
+                }
+                // libheif turns the pixels as the boxes say; then they are as displayed already.
+                if decoder.orientationInBoxes {
+                    if options.applyOrientation { return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: true) }
+                    let back = info.orientation.inverse
+                    gray = gray.oriented(back)
+                    rgb = rgb?.oriented(back)
+                }
+                return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
+            case .webp:
+                let decoder = try WebPDecoder(raw)
+                let info = ImageInfo(
+                    format: .webp, storedWidth: decoder.width, storedHeight: decoder.height, orientation: decoder.orientation)
+                try checkLimit(info, options)
+                var (gray, rgb) = try decoder.decode(wantRGB: options.includeRGB)
+                if options.scale > 1 {
+                    gray = gray.downscaled(by: options.scale)
+                    rgb = rgb?.downscaled(by: options.scale)
+                }
+                return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             default:
-                let decoder = try PNGDecoder(raw)
+                let decoder = try PNGDecoder(raw, timeLimit: options.timeLimit)
                 let header = try decoder.readHeader()
                 let info = ImageInfo(
                     format: .png, storedWidth: header.width, storedHeight: header.height,
@@ -168,7 +226,7 @@ public enum ImageDecoder {
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             }
         }()
-        if options.applyOrientation { orient(&decoded) }
+        if options.applyOrientation, !decoded.isOriented { orient(&decoded) }
         return decoded
     }
 
@@ -182,7 +240,7 @@ public enum ImageDecoder {
             let head = try file.prefix(256 << 10)
             if file.size > head.count, ImageFormat.sniff(head) == .jpeg {
                 var decoded = try head.withUnsafeBytes { raw in
-                    let decoder = try JPEGDecoder()
+                    let decoder = try JPEGDecoder(options)
                     let header = try decoder.readHeader(fd: file.fd)
                     let info = ImageInfo(
                         format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
@@ -224,7 +282,7 @@ public enum ImageDecoder {
             guard ImageFormat.sniff(head) == .jpeg else { return nil }
             let orientation = head.withUnsafeBytes { Exif.jpegOrientation($0) } ?? .up
             guard orientation == .up || !options.applyOrientation else { return nil }
-            let decoder = try JPEGDecoder()
+            let decoder = try JPEGDecoder(options)
             let header = try decoder.readHeader(fd: file.fd)
             let info = ImageInfo(
                 format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height), orientation: orientation)
@@ -235,19 +293,25 @@ public enum ImageDecoder {
         }
     }
 
-    /// Reads the header of the file at `path` (see ``info(of:)-([UInt8])``).
-    public static func info(contentsOf path: String) throws -> ImageInfo {
+    /// Reads the header of the file at `path` (see ``info(of:)-([UInt8])``): no pixel data is
+    /// decoded, whatever the image's size. With `pixelLimit`, an image over it is refused as
+    /// `tooLarge`, as decoding it would be.
+    public static func info(contentsOf path: String, pixelLimit: Int? = nil) throws -> ImageInfo {
         do {
             let file = try OpenFile(path, limit: 512 << 20)
             let head = try file.prefix(256 << 10)
+            let info: ImageInfo
             if file.size > head.count, ImageFormat.sniff(head) == .jpeg {
                 let header = try JPEGDecoder().readHeader(fd: file.fd)
                 let orientation = head.withUnsafeBytes { Exif.jpegOrientation($0) }
-                return ImageInfo(
+                info = ImageInfo(
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                     orientation: orientation ?? .up)
+            } else {
+                info = try Self.info(of: file.size > head.count ? try file.readAll() : head)
             }
-            return try info(of: file.size > head.count ? try file.readAll() : head)
+            if let pixelLimit { try checkLimit(info, DecodeOptions(pixelLimit: pixelLimit)) }
+            return info
         } catch let error as ImageError {
             throw error.from(path)
         }
@@ -281,7 +345,7 @@ public enum ImageDecoder {
             throw ImageError(.notAnImage, "not an image: the bytes match no known image format")
         }
         guard format.isDecodable else {
-            throw ImageError(.unsupportedFormat, "unsupported format \(format.displayName): Seer decodes PNG and JPEG")
+            throw ImageError(.unsupportedFormat, "unsupported format \(format.displayName): Seer decodes PNG, JPEG, HEIC and WebP")
         }
         return format
     }

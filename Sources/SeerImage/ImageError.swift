@@ -6,13 +6,14 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case empty
         /// The bytes are not an image in any format Seer knows.
         case notAnImage
-        /// A known image format that Seer does not decode (GIF, WebP, HEIC, …).
+        /// A known image format that Seer does not decode (GIF, AVIF, BMP, TIFF, …).
         case unsupportedFormat
-        /// A PNG or JPEG whose data ends before the image does.
+        /// An image whose data ends before the image does.
         case truncated
-        /// A PNG or JPEG whose data breaks the format's rules.
+        /// An image whose data breaks the format's rules (or is damaged in a way the decoder detects).
         case corrupt
-        /// Width × height is over the configured pixel limit.
+        /// Width × height is over the configured pixel limit, or decoding would take more work (or time)
+        /// than its budget allows (``DecodeOptions/workLimit``, ``DecodeOptions/timeLimit``).
         case tooLarge
         /// The file could not be opened or read.
         case unreadable

@@ -4,11 +4,15 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     case png
     /// JPEG (JFIF or Exif); decoded.
     case jpeg
+    /// HEIF with HEVC-coded images, as iPhones save photos (`.heic`); decoded through libheif.
+    case heic
+    /// WebP, lossy or lossless, still or animated (the first frame); decoded through libwebp.
+    case webp
     /// Recognised so the error can name them; not decoded.
-    case gif, webp, heic, avif, bmp, tiff, jpeg2000, jpegXL, pdf, ico
+    case gif, avif, bmp, tiff, jpeg2000, jpegXL, pdf, ico
 
     /// Whether Seer decodes this format.
-    public var isDecodable: Bool { self == .png || self == .jpeg }
+    public var isDecodable: Bool { self == .png || self == .jpeg || self == .heic || self == .webp }
 
     /// A human name for messages.
     public var displayName: String {
@@ -42,7 +46,13 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
             switch brand {
             case "avif", "avis": return .avif
-            case "heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1": return .heic
+            case "heic", "heix", "hevc", "hevx", "heim", "heis": return .heic
+            case "mif1", "msf1":
+                // The generic HEIF brands: the compatible brands (after the minor version) tell AVIF.
+                let brands = stride(from: 16, to: head.count - 3, by: 4).map {
+                    String(decoding: head[$0..<($0 + 4)], as: UTF8.self)
+                }
+                return brands.contains("avif") && !brands.contains("heic") ? .avif : .heic
             default: break
             }
         }

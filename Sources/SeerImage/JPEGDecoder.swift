@@ -4,12 +4,17 @@ internal import CSeerShims
 final class JPEGDecoder {
     private let handle: OpaquePointer
 
-    init() throws {
+    /// A decoder whose work is bounded by `options.workLimit` and `options.timeLimit`.
+    init(_ options: DecodeOptions = .init()) throws {
         guard let handle = seer_jpeg_create() else {
             throw ImageError(.outOfMemory, "could not allocate a JPEG decoder")
         }
         self.handle = handle
+        seer_jpeg_set_limits(handle, Int32(clamping: max(1, options.workLimit)), options.timeLimit ?? 0)
     }
+
+    /// The blocks the scans read so far ask to decode (the measure `workLimit` bounds).
+    var work: Int { Int(seer_jpeg_work(handle)) }
 
     deinit { seer_jpeg_destroy(handle) }
 
@@ -20,6 +25,7 @@ final class JPEGDecoder {
         case SEER_ERR_TRUNCATED: throw ImageError(.truncated, "truncated JPEG: \(message)")
         case SEER_ERR_NO_MEMORY: throw ImageError(.outOfMemory, "out of memory decoding JPEG: \(message)")
         case SEER_ERR_UNSUPPORTED: throw ImageError(.unsupportedFormat, "unsupported JPEG variant: \(message)")
+        case SEER_ERR_TOO_LARGE: throw ImageError(.tooLarge, "JPEG over its decoding budget: \(message)")
         default: throw ImageError(.corrupt, "corrupt JPEG: \(message)")
         }
     }

@@ -5,12 +5,14 @@ final class PNGDecoder {
     private let handle: OpaquePointer
     private(set) var info = SeerPNGInfo()
 
-    /// `data` must stay alive and unmoved until this decoder is gone.
-    init(_ data: UnsafeRawBufferPointer) throws {
+    /// `data` must stay alive and unmoved until this decoder is gone. Decoding stops with `tooLarge`
+    /// after `timeLimit` seconds, when given.
+    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil) throws {
         guard let handle = seer_png_create(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, 0, 0) else {
             throw ImageError(.outOfMemory, "could not allocate a PNG decoder")
         }
         self.handle = handle
+        if let timeLimit { seer_png_set_deadline(handle, timeLimit) }
     }
 
     deinit { seer_png_destroy(handle) }
@@ -22,6 +24,7 @@ final class PNGDecoder {
         case SEER_ERR_TRUNCATED: throw ImageError(.truncated, "truncated PNG: \(message)")
         case SEER_ERR_NO_MEMORY: throw ImageError(.outOfMemory, "out of memory decoding PNG: \(message)")
         case SEER_ERR_UNSUPPORTED: throw ImageError(.unsupportedFormat, "unsupported PNG variant: \(message)")
+        case SEER_ERR_TOO_LARGE: throw ImageError(.tooLarge, "PNG over its decoding budget: \(message)")
         default: throw ImageError(.corrupt, "corrupt PNG: \(message)")
         }
     }

@@ -4,7 +4,11 @@ public enum Threshold {
     /// classes (samples at or below it are the dark class). 128 when the samples are uniform.
     public static func otsu(_ pixels: [UInt8]) -> Int {
         var hist = [Int](repeating: 0, count: 256)
-        for p in pixels { hist[Int(p)] += 1 }
+        pixels.withUnsafeBufferPointer { p in
+            hist.withUnsafeMutableBufferPointer { h in
+                for v in p { h[Int(v)] &+= 1 }
+            }
+        }
         let total = Double(pixels.count)
         var sumAll = 0.0
         for i in 0..<256 { sumAll += Double(i * hist[i]) }

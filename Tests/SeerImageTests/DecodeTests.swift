@@ -212,10 +212,16 @@ struct MalformedTests {
         ("huge.png", .tooLarge),
         ("huge.jpg", .tooLarge),
         ("image.gif", .unsupportedFormat),
-        ("image.webp", .unsupportedFormat),
+        ("image.avif", .unsupportedFormat),
         ("image.bmp", .unsupportedFormat),
         ("image.tiff", .unsupportedFormat),
-        ("image.heic", .unsupportedFormat),
+        ("image.heic", .corrupt),
+        ("truncated.heic", .truncated),
+        ("bad-hevc.heic", .corrupt),
+        ("bad-hvcc.heic", .corrupt),
+        ("huge.heic", .tooLarge),
+        ("truncated.webp", .truncated),
+        ("huge.webp", .tooLarge),
     ]
 
     @Test(arguments: cases)
@@ -228,7 +234,7 @@ struct MalformedTests {
     }
 
     @Test func unsupportedFormatsAreNamed() throws {
-        for (name, word) in [("image.gif", "GIF"), ("image.webp", "WebP"), ("image.heic", "HEIC")] {
+        for (name, word) in [("image.gif", "GIF"), ("image.avif", "AVIF"), ("image.bmp", "BMP")] {
             let error = #expect(throws: ImageError.self) { try ImageDecoder.decode(contentsOf: Fixtures.path("malformed", name)) }
             #expect(error?.message.contains(word) == true)
         }
@@ -255,9 +261,9 @@ struct MalformedTests {
 
     /// Every prefix of a good file is refused (or, for the few prefixes that still hold a complete
     /// image, decoded in full): never a crash and never a partial image.
-    @Test(arguments: ["baseline-420.jpg", "progressive.jpg", "rgb8.png", "gray8-interlaced.png"])
+    @Test(arguments: ["decode/baseline-420.jpg", "decode/progressive.jpg", "decode/rgb8.png", "decode/gray8-interlaced.png", "heic/rgb.heic", "webp/lossy.webp", "webp/lossless.webp"])
     func everyTruncationIsHandled(name: String) throws {
-        let bytes = try ImageDecoder.readFile(Fixtures.path("decode", name))
+        let bytes = try ImageDecoder.readFile("\(Fixtures.root)/\(name)")
         for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
             do {
                 let image = try ImageDecoder.decode(Array(bytes.prefix(length)))
@@ -269,9 +275,9 @@ struct MalformedTests {
     }
 
     /// Random byte flips never crash or hang the decoders.
-    @Test(arguments: ["baseline-420.jpg", "progressive.jpg", "rgb8.png", "palette-trns.png"])
+    @Test(arguments: ["decode/baseline-420.jpg", "decode/progressive.jpg", "decode/rgb8.png", "decode/palette-trns.png", "heic/grid.heic", "webp/lossy.webp", "webp/animated.webp"])
     func corruptedBytesAreHandled(name: String) throws {
-        let original = try ImageDecoder.readFile(Fixtures.path("decode", name))
+        let original = try ImageDecoder.readFile("\(Fixtures.root)/\(name)")
         var generator = SplitMix64(seed: 0x5EE5)
         for _ in 0..<150 {
             var bytes = original

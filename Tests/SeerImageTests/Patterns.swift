@@ -45,3 +45,18 @@ enum Patterns {
         }
     }
 }
+
+extension Patterns {
+    /// The grid HEIC's picture, 180×100 out of 192×128 coded (mirrored in TestImages/generate.py).
+    static func grid(_ x: Int, _ y: Int) -> UInt8 {
+        let value: Int = x * 2 + y * 3 + (x / 16) * 40 + (y / 16) * 25
+        return UInt8(value % 256)
+    }
+
+    /// BT.601 luminance of the RGB pattern.
+    static func rgbLuma(_ x: Int, _ y: Int) -> UInt8 {
+        let (r, g, b) = rgb(x, y)
+        let luma: Double = 0.299 * Double(r) + 0.587 * Double(g) + 0.114 * Double(b)
+        return UInt8(luma.rounded())
+    }
+}

@@ -50,6 +50,12 @@ int seer_jpeg_read_all(SeerJPEGDecoder *decoder, uint8_t *buffer, size_t stride)
 /* Reads up to maxRows further scanlines into buffer (row i at buffer + i * stride); *rowsRead says
    how many. After the last row the decompression is finished. */
 int seer_jpeg_read_rows(SeerJPEGDecoder *decoder, uint8_t *buffer, size_t stride, int maxRows, int *rowsRead);
+/* Bounds the work of one decode: the blocks all scans together may decode, as a multiple of the
+   frame's blocks (0 for the default, 24), and the wall time in seconds from now (0 for none). Over
+   either, decoding stops with SEER_ERR_TOO_LARGE. Call before seer_jpeg_start. */
+void seer_jpeg_set_limits(SeerJPEGDecoder *decoder, int workFactor, double seconds);
+/* The blocks the scans read so far ask to decode. */
+long long seer_jpeg_work(const SeerJPEGDecoder *decoder);
 /* The last error's text. */
 const char *seer_jpeg_message(const SeerJPEGDecoder *decoder);
 /* The count of corrupt-data warnings libjpeg tolerated. */
@@ -76,6 +82,9 @@ void seer_png_destroy(SeerPNGDecoder *decoder);
 int seer_png_read_header(SeerPNGDecoder *decoder, SeerPNGInfo *info);
 /* Reads the whole image (interlaced too) into `buffer`, rows `stride` bytes apart. */
 int seer_png_read_image(SeerPNGDecoder *decoder, uint8_t *buffer, size_t stride);
+/* Stops decoding with SEER_ERR_TOO_LARGE once `seconds` from now have passed (0: no limit). Call
+   before seer_png_read_header. */
+void seer_png_set_deadline(SeerPNGDecoder *decoder, double seconds);
 const char *seer_png_message(const SeerPNGDecoder *decoder);
 
 #endif
