@@ -1,35 +1,5 @@
 import SeerImage
-
-/// QR Code error-correction level: how much of the symbol can be damaged and still read.
-public enum QRErrorCorrection: String, Sendable, CaseIterable, Codable {
-    /// About 7 % recoverable.
-    case low = "L"
-    /// About 15 %.
-    case medium = "M"
-    /// About 25 %.
-    case quartile = "Q"
-    /// About 30 %.
-    case high = "H"
-
-    /// The two bits the format information carries.
-    var formatBits: Int {
-        switch self {
-        case .low: 1
-        case .medium: 0
-        case .quartile: 3
-        case .high: 2
-        }
-    }
-
-    var index: Int {
-        switch self {
-        case .low: 0
-        case .medium: 1
-        case .quartile: 2
-        case .high: 3
-        }
-    }
-}
+@_exported import enum SeerQR.QRErrorCorrection
 
 /// How the data is encoded in the symbol.
 public enum QRMode: String, Sendable, CaseIterable, Codable {

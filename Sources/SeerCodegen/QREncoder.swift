@@ -1,3 +1,6 @@
+import Foundation
+import SeerQR
+
 /// Encodes data as a QR Code (ISO/IEC 18004 model 2): one segment in numeric, alphanumeric or byte
 /// mode, versions 1–40, levels L/M/Q/H, Reed–Solomon over GF(256), the eight masks scored by the
 /// standard's four penalty rules, format and version information.
@@ -37,6 +40,100 @@ public enum QREncoder {
         throw QREncodingError(
             code: "tooLong",
             message: "\(bytes.count) bytes do not fit a version-\(maxVersion) QR Code at level \(errorCorrection.rawValue).")
+    }
+
+    /// A piece of a multi-segment symbol, in the order written.
+    public enum Segment: Sendable, Equatable {
+        /// Digits, in numeric mode.
+        case numeric(String)
+        /// Characters of the alphanumeric set, in alphanumeric mode.
+        case alphanumeric(String)
+        /// Bytes, in byte mode.
+        case bytes([UInt8])
+        /// Text of JIS X 0208 characters, in Kanji mode (13 bits per Shift_JIS double-byte character).
+        case kanji(String)
+        /// An ECI designator: the character set of the byte segments that follow.
+        case eci(Int)
+        /// A structured-append header (must come first): symbol `index` of `count`, with the sequence's parity.
+        case structuredAppend(index: Int, count: Int, parity: Int)
+        /// FNC1 in first position: GS1 data (must come before any data segment).
+        case fnc1First
+    }
+
+    /// Encodes several segments into one symbol (the smallest version in range that holds them).
+    public static func encode(
+        segments: [Segment], errorCorrection: QRErrorCorrection = .medium, minVersion: Int = 1, maxVersion: Int = 40,
+        mask: Int? = nil
+    ) throws -> QRCode {
+        guard 1 <= minVersion, minVersion <= maxVersion, maxVersion <= 40 else {
+            throw QREncodingError(code: "badVersion", message: "Versions run from 1 to 40; asked for \(minVersion)–\(maxVersion).")
+        }
+        versions: for version in minVersion...maxVersion {
+            let layout = Layout(version: version)
+            let dataCodewords = layout.dataCodewords(errorCorrection)
+            var buffer = BitBuffer()
+            var firstMode: QRMode = .byte
+            var sawData = false
+            for segment in segments {
+                switch segment {
+                case .numeric(let text):
+                    guard let bits = segmentBits(Array(text.utf8), .numeric, version: version) else { continue versions }
+                    buffer.bits += bits.bits
+                    if !sawData { firstMode = .numeric }
+                    sawData = true
+                case .alphanumeric(let text):
+                    guard fits(Array(text.utf8), .alphanumeric) else {
+                        throw QREncodingError(code: "badMode", message: "'\(text)' is not alphanumeric.")
+                    }
+                    guard let bits = segmentBits(Array(text.utf8), .alphanumeric, version: version) else { continue versions }
+                    buffer.bits += bits.bits
+                    if !sawData { firstMode = .alphanumeric }
+                    sawData = true
+                case .bytes(let bytes):
+                    guard let bits = segmentBits(bytes, .byte, version: version) else { continue versions }
+                    buffer.bits += bits.bits
+                    sawData = true
+                case .kanji(let text):
+                    guard let sjis = text.data(using: .shiftJIS).map({ [UInt8]($0) }), sjis.count % 2 == 0 else {
+                        throw QREncodingError(code: "badMode", message: "'\(text)' is not Shift_JIS double-byte text.")
+                    }
+                    let countBits = version <= 9 ? 8 : version <= 26 ? 10 : 12
+                    guard sjis.count / 2 < 1 << countBits else { continue versions }
+                    buffer.append(0b1000, 4)
+                    buffer.append(sjis.count / 2, countBits)
+                    for i in stride(from: 0, to: sjis.count, by: 2) {
+                        var code = Int(sjis[i]) << 8 | Int(sjis[i + 1])
+                        guard (0x8140...0x9FFC).contains(code) || (0xE040...0xEBBF).contains(code) else {
+                            throw QREncodingError(code: "badMode", message: "'\(text)' has a character outside Kanji mode.")
+                        }
+                        code -= code <= 0x9FFC ? 0x8140 : 0xC140
+                        buffer.append((code >> 8) * 0xC0 + (code & 0xFF), 13)
+                    }
+                    sawData = true
+                case .eci(let designator):
+                    buffer.append(0b0111, 4)
+                    if designator < 128 {
+                        buffer.append(designator, 8)
+                    } else if designator < 16384 {
+                        buffer.append(0b10 << 14 | designator, 16)
+                    } else {
+                        buffer.append(0b110 << 21 | designator, 24)
+                    }
+                case .structuredAppend(let index, let count, let parity):
+                    buffer.append(0b0011, 4)
+                    buffer.append(index, 4)
+                    buffer.append(count - 1, 4)
+                    buffer.append(parity, 8)
+                case .fnc1First:
+                    buffer.append(0b0101, 4)
+                }
+            }
+            guard buffer.count <= dataCodewords * 8 else { continue }
+            let codewords = finish(buffer, capacity: dataCodewords)
+            let sequence = interleave(codewords, version: version, errorCorrection)
+            return layout.symbol(sequence, errorCorrection: errorCorrection, mode: firstMode, mask: mask)
+        }
+        throw QREncodingError(code: "tooLong", message: "The segments do not fit a version-\(maxVersion) QR Code at level \(errorCorrection.rawValue).")
     }
 
     // MARK: Data
@@ -113,26 +210,10 @@ public enum QREncoder {
 
     // MARK: Error correction
 
-    /// Error-correction codewords per block, by level (L, M, Q, H) and version.
-    static let eccPerBlock: [[Int]] = [
-        [7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28, 28, 28, 30, 30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30],
-        [10, 16, 26, 18, 24, 16, 18, 22, 22, 26, 30, 22, 22, 24, 24, 28, 28, 26, 26, 26, 26, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28],
-        [13, 22, 18, 26, 18, 24, 18, 22, 20, 24, 28, 26, 24, 20, 30, 24, 28, 28, 26, 30, 28, 30, 30, 30, 30, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30],
-        [17, 28, 22, 16, 22, 28, 26, 26, 24, 28, 24, 28, 22, 24, 24, 30, 28, 28, 26, 28, 30, 24, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30],
-    ]
-
-    /// Error-correction blocks, by level (L, M, Q, H) and version.
-    static let blockCount: [[Int]] = [
-        [1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 4, 6, 6, 6, 6, 7, 8, 8, 9, 9, 10, 12, 12, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25],
-        [1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16, 17, 17, 18, 20, 21, 23, 25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49],
-        [1, 1, 2, 2, 4, 4, 6, 6, 8, 8, 8, 10, 12, 16, 12, 17, 16, 18, 21, 20, 23, 23, 25, 27, 29, 34, 34, 35, 38, 40, 43, 45, 48, 51, 53, 56, 59, 62, 65, 68],
-        [1, 1, 2, 4, 4, 4, 5, 6, 8, 8, 11, 11, 16, 16, 18, 16, 19, 21, 25, 25, 25, 34, 30, 32, 35, 37, 40, 42, 45, 48, 51, 54, 57, 60, 63, 66, 70, 74, 77, 81],
-    ]
-
     /// Splits data into blocks, appends each block's Reed–Solomon codewords, and interleaves them.
     static func interleave(_ data: [UInt8], version: Int, _ level: QRErrorCorrection) -> [UInt8] {
-        let blocks = blockCount[level.index][version - 1]
-        let ecc = eccPerBlock[level.index][version - 1]
+        let blocks = QRSpec.blockCount[level.index][version - 1]
+        let ecc = QRSpec.eccPerBlock[level.index][version - 1]
         let total = data.count + blocks * ecc
         let longBlocks = total % blocks
         let shortData = total / blocks - ecc
@@ -156,56 +237,5 @@ public enum QREncoder {
             for block in eccBlocks { out.append(block[column]) }
         }
         return out
-    }
-}
-
-/// Arithmetic in GF(2⁸) modulo x⁸ + x⁴ + x³ + x² + 1 and Reed–Solomon remainders.
-enum ReedSolomon {
-    static let tables: (exp: [UInt8], log: [Int]) = {
-        var exp = [UInt8](repeating: 0, count: 512)
-        var log = [Int](repeating: 0, count: 256)
-        var value = 1
-        for power in 0..<255 {
-            exp[power] = UInt8(value)
-            log[value] = power
-            value <<= 1
-            if value & 0x100 != 0 { value ^= 0x11D }
-        }
-        for power in 255..<512 { exp[power] = exp[power - 255] }
-        return (exp, log)
-    }()
-
-    static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
-        if a == 0 || b == 0 { return 0 }
-        return tables.exp[tables.log[Int(a)] + tables.log[Int(b)]]
-    }
-
-    /// Coefficients (highest power first, leading 1 dropped) of ∏ (x − αⁱ), i = 0..<degree.
-    static func generator(degree: Int) -> [UInt8] {
-        var poly: [UInt8] = [1]
-        for root in 0..<degree {
-            var next = [UInt8](repeating: 0, count: poly.count + 1)
-            let alpha = tables.exp[root]
-            for (index, coefficient) in poly.enumerated() {
-                next[index] ^= coefficient
-                next[index + 1] ^= multiply(coefficient, alpha)
-            }
-            poly = next
-        }
-        return Array(poly.dropFirst())
-    }
-
-    /// The remainder of data·x^degree divided by the generator: the error-correction codewords.
-    static func remainder(_ data: [UInt8], generator: [UInt8]) -> [UInt8] {
-        var remainder = [UInt8](repeating: 0, count: generator.count)
-        for byte in data {
-            let factor = byte ^ remainder[0]
-            remainder.removeFirst()
-            remainder.append(0)
-            if factor != 0 {
-                for index in generator.indices { remainder[index] ^= multiply(generator[index], factor) }
-            }
-        }
-        return remainder
     }
 }

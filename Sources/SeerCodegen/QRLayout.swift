@@ -1,3 +1,5 @@
+import SeerQR
+
 /// The module grid of one version: function patterns, then data placement, masking and format bits.
 struct Layout {
     let version: Int
@@ -16,13 +18,7 @@ struct Layout {
     }
 
     /// Centres of alignment patterns along each axis.
-    static func alignmentPositions(version: Int) -> [Int] {
-        guard version > 1 else { return [] }
-        let count = version / 7 + 2
-        let size = version * 4 + 17
-        let step = version == 32 ? 26 : (version * 4 + count * 2 + 1) / (count * 2 - 2) * 2
-        return [6] + (0..<count - 1).map { size - 7 - $0 * step }.reversed()
-    }
+    static func alignmentPositions(version: Int) -> [Int] { QRSpec.alignmentPositions(version: version) }
 
     mutating func set(_ x: Int, _ y: Int, _ isDark: Bool) {
         dark[y * size + x] = isDark
@@ -64,12 +60,7 @@ struct Layout {
     }
 
     /// Format information: level and mask in 5 bits, BCH(15,5) protected, masked with 0x5412.
-    static func formatBits(_ level: QRErrorCorrection, mask: Int) -> Int {
-        let data = level.formatBits << 3 | mask
-        var remainder = data
-        for _ in 0..<10 { remainder = remainder << 1 ^ (remainder >> 9 & 1) * 0x537 }
-        return (data << 10 | remainder & 0x3FF) ^ 0x5412
-    }
+    static func formatBits(_ level: QRErrorCorrection, mask: Int) -> Int { QRSpec.formatBits(level, mask: mask) }
 
     mutating func drawFormatBits(_ bits: Int) {
         func bit(_ index: Int) -> Bool { bits >> index & 1 == 1 }
@@ -87,9 +78,7 @@ struct Layout {
 
     /// Version information (versions 7–40): 6 bits, BCH(18,6) protected, in two 6×3 blocks.
     mutating func drawVersion() {
-        var remainder = version
-        for _ in 0..<12 { remainder = remainder << 1 ^ (remainder >> 11 & 1) * 0x1F25 }
-        let bits = version << 12 | remainder & 0xFFF
+        let bits = QRSpec.versionBits(version)
         for index in 0..<18 {
             let isDark = bits >> index & 1 == 1
             let a = size - 11 + index % 3
@@ -103,21 +92,10 @@ struct Layout {
     var totalCodewords: Int { reserved.lazy.filter { !$0 }.count / 8 }
 
     func dataCodewords(_ level: QRErrorCorrection) -> Int {
-        totalCodewords - QREncoder.eccPerBlock[level.index][version - 1] * QREncoder.blockCount[level.index][version - 1]
+        totalCodewords - QRSpec.eccPerBlock[level.index][version - 1] * QRSpec.blockCount[level.index][version - 1]
     }
 
-    static func maskCondition(_ mask: Int, _ x: Int, _ y: Int) -> Bool {
-        switch mask {
-        case 0: (x + y) % 2 == 0
-        case 1: y % 2 == 0
-        case 2: x % 3 == 0
-        case 3: (x + y) % 3 == 0
-        case 4: (x / 3 + y / 2) % 2 == 0
-        case 5: x * y % 2 + x * y % 3 == 0
-        case 6: (x * y % 2 + x * y % 3) % 2 == 0
-        default: ((x + y) % 2 + x * y % 3) % 2 == 0
-        }
-    }
+    static func maskCondition(_ mask: Int, _ x: Int, _ y: Int) -> Bool { QRSpec.maskCondition(mask, x, y) }
 
     /// Places the codewords in the two-column zigzag from the bottom right, skipping the vertical timing column.
     func placed(_ codewords: [UInt8]) -> [Bool] {

@@ -209,7 +209,9 @@ enum FinderLocator {
                     guard modules >= 10, modules <= 200 else { continue }
                     let version = max(1, min(40, Int(((modules - 17) / 4).rounded())))
                     let dimension = 17 + 4 * version
-                    let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1)
+                    // Patterns confirmed on few scan lines are more often texture inside a code.
+                    let weak = [o, a, bb].filter { $0.count < 3 }.count
+                    let score = abs(cosine) * 2 + (sideRatio - 1) + (mratio - 1) + 0.4 * Double(weak)
                     let cross = ax * by - ay * bx
                     let (tr, bl, ti, bi) = cross > 0 ? (a, bb, ia, ib) : (bb, a, ib, ia)
                     out.append(
@@ -235,7 +237,7 @@ enum FinderLocator {
         let px = t.topLeft.x + ex.x * u + ey.x * u, py = t.topLeft.y + ex.y * u + ey.y * u
         let module = (ex.x * ex.x + ex.y * ex.y).squareRoot()
         let radius = max(4 * module, dim * module * 0.08)
-        let step = max(1, module / 3)
+        let step = max(1, module / 2)
         var best = 0, bestPoints: [Point] = []
         var yy = py - radius
         while yy <= py + radius {
@@ -264,5 +266,55 @@ enum FinderLocator {
         guard best >= 23, !bestPoints.isEmpty else { return nil }
         let n = Double(bestPoints.count)
         return Point(x: bestPoints.map(\.x).reduce(0, +) / n, y: bestPoints.map(\.y).reduce(0, +) / n)
+    }
+}
+
+extension FinderLocator {
+    /// The finder pattern's width along the line from `p` towards `q`, in pixels of `b`: from the
+    /// centre out both ways through stone, light ring and dark ring to the light beyond (seven modules
+    /// on a code seen square-on). Measuring along the line between two finders, not along the image
+    /// axes, keeps the module size right on rotated codes.
+    static func widthAlong(_ b: BinaryImage, from p: FinderPattern, toward q: FinderPattern) -> Double? {
+        let dx = q.x - p.x, dy = q.y - p.y
+        let length = (dx * dx + dy * dy).squareRoot()
+        guard length > 0 else { return nil }
+        let ux = dx / length, uy = dy / length
+        let limit = p.module * 7
+        func reach(_ sx: Double, _ sy: Double) -> Double? {
+            // Transitions: stone (dark) → light ring → dark ring → outside (light).
+            var state = 0
+            var t = 0.0
+            while t < limit {
+                let x = Int(p.x + sx * t), y = Int(p.y + sy * t)
+                guard x >= 0, y >= 0, x < b.width, y < b.height else { return nil }
+                let dark = b.isDark(x, y)
+                switch state {
+                case 0: if !dark { state = 1 }
+                case 1: if dark { state = 2 }
+                default: if !dark { return t }
+                }
+                t += 0.5
+            }
+            return nil
+        }
+        guard let forward = reach(ux, uy), let backward = reach(-ux, -uy) else { return nil }
+        let width = forward + backward
+        // A width far from the pattern's own size is a neighbouring module merged in.
+        guard width > 0.5 * 7 * p.module / 1.5, width < 1.5 * 7 * p.module * 1.5 else { return nil }
+        return width
+    }
+
+    /// The code's modules per side from the finder spacing, with module sizes measured along the
+    /// lines joining the finders; nil when a width cannot be measured.
+    static func measuredDimension(_ b: BinaryImage, _ t: FinderTriple) -> Double? {
+        guard let a1 = widthAlong(b, from: t.topLeft, toward: t.topRight),
+            let a2 = widthAlong(b, from: t.topRight, toward: t.topLeft),
+            let b1 = widthAlong(b, from: t.topLeft, toward: t.bottomLeft),
+            let b2 = widthAlong(b, from: t.bottomLeft, toward: t.topLeft)
+        else { return nil }
+        func d(_ p: FinderPattern, _ q: FinderPattern) -> Double { ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() }
+        let across = d(t.topLeft, t.topRight) / ((a1 + a2) / 14)
+        let down = d(t.topLeft, t.bottomLeft) / ((b1 + b2) / 14)
+        return (across + down) / 2 + 7
     }
 }

@@ -1,6 +1,16 @@
 /// A plane projective transform: `(x, y) ↦ ((a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (g x + h y + 1))`.
 struct Homography: Sendable {
-    var m: [Double]  // a b c d e f g h
+    var a, b, c, d, e, f, g, h: Double
+
+    /// The eight coefficients a b c d e f g h.
+    var m: [Double] {
+        get { [a, b, c, d, e, f, g, h] }
+        set { (a, b, c, d, e, f, g, h) = (newValue[0], newValue[1], newValue[2], newValue[3], newValue[4], newValue[5], newValue[6], newValue[7]) }
+    }
+
+    init(_ m: [Double]) {
+        (a, b, c, d, e, f, g, h) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7])
+    }
 
     /// The transform taking each `from` point to the matching `to` point (four pairs), or `nil`
     /// when the points are degenerate.
@@ -25,8 +35,9 @@ struct Homography: Sendable {
                 if f != 0 { for k in col..<9 { a[r][k] -= f * a[col][k] } }
             }
         }
-        m = (0..<8).map { a[$0][8] }
+        let m = (0..<8).map { a[$0][8] }
         guard m.allSatisfy(\.isFinite) else { return nil }
+        self.init(m)
     }
 
     /// An affine transform from three pairs (the fourth completes the parallelogram).
@@ -38,8 +49,8 @@ struct Homography: Sendable {
 
     @inline(__always)
     func apply(_ x: Double, _ y: Double) -> Point {
-        let w = m[6] * x + m[7] * y + 1
-        return Point(x: (m[0] * x + m[1] * y + m[2]) / w, y: (m[3] * x + m[4] * y + m[5]) / w)
+        let w = g * x + h * y + 1
+        return Point(x: (a * x + b * y + c) / w, y: (d * x + e * y + f) / w)
     }
 
     func apply(_ p: Point) -> Point { apply(p.x, p.y) }

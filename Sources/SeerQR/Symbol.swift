@@ -71,15 +71,21 @@ public struct Symbol: Sendable, Equatable {
     /// bottom-right, bottom-left as the code reads (for linear codes: the scanned segment's box).
     public var corners: [Point]
     /// zbar's quality score (for linear codes the number of scan lines that agreed; for QR 1).
-    /// It is zbar's own measure, not a probability.
+    /// It is zbar's own measure, not a probability. A code carries no confidence: it is reported only
+    /// when its decoding is certain (QR: Reed–Solomon within the standard's capacity and a valid data
+    /// stream; linear codes: their check characters, and for EAN/UPC and Code 128 the bars read a
+    /// second way not contradicting them), so every code reported is meant to be exactly right.
     public var quality: Int
-    /// Whether zbar flagged GS1 data (an FNC1 in first position).
+    /// Whether the data is GS1 (an FNC1 in first position).
     public var isGS1: Bool
+    /// For a QR Code that is one symbol of a structured-append sequence: its place in it. The text is
+    /// this symbol's part; join the parts in `index` order (all sharing `parity`) for the message.
+    public var structuredAppend: StructuredAppend?
 
     /// Creates a symbol.
     public init(
         symbology: Symbology, bytes: [UInt8], text: String?, charset: String?, corners: [Point],
-        quality: Int, isGS1: Bool = false
+        quality: Int, isGS1: Bool = false, structuredAppend: StructuredAppend? = nil
     ) {
         self.symbology = symbology
         self.bytes = bytes
@@ -88,6 +94,7 @@ public struct Symbol: Sendable, Equatable {
         self.corners = corners
         self.quality = quality
         self.isGS1 = isGS1
+        self.structuredAppend = structuredAppend
     }
 
     /// The mean of the corners.

@@ -9,6 +9,10 @@ struct RawSymbol: Sendable {
     var points: [Point]
     var quality: Int
     var isGS1: Bool
+    /// For QR Codes Seer decoded itself (or confirmed by decoding them itself): the decoding.
+    var qr: DecodedQR? = nil
+    /// For linear codes: whether a second reading of the bars agreed (``LinearCheck``).
+    var barsAgree = false
 }
 
 /// Owns one zbar image scanner (`zbar_image_scanner_t`), configured for a set of symbologies.

@@ -1,4 +1,5 @@
 import Foundation
+import SeerTestSupport
 import Testing
 
 /// Runs the built `seer` binary end to end: stdout JSON, exit codes.
@@ -32,26 +33,9 @@ struct ScanCLITests {
     }
 
     static func run(_ args: [String], stdin: Data? = nil) throws -> Run {
-        let process = Process()
-        guard let binary else { throw CLIMissing() }
-        process.executableURL = binary
-        process.arguments = args
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if let stdin {
-            let input = Pipe()
-            process.standardInput = input
-            try process.run()
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
-        } else {
-            try process.run()
-        }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        guard binary != nil else { throw CLIMissing() }
+        let run = try SeerBinary.run(args, stdin: stdin)
+        return Run(status: run.status, stdout: run.out, stderr: run.err)
     }
 
     static func fixture(_ name: String) -> String { Fixtures.generated.appendingPathComponent(name).path }

@@ -1,0 +1,577 @@
+import SeerImage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One image's read: the preset's passes in order, each under its condition, within the time budget.
+struct ReadSession {
+    static let debug = getenv("SEER_QR_DEBUG") != nil
+    func debugLog(_ s: String) {
+        let line = Array("[qr \(Int(elapsedMs)) ms, \(found.count) found] \(s)\n".utf8)
+        _ = line.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+    }
+
+    let work: GrayImage
+    /// The photo at twice the work image's resolution, made on demand (nil when there is none).
+    let finer: (@Sendable () -> GrayImage?)?
+    /// The image candidate codes are sampled from, and how its pixels map to work pixels: the work
+    /// image, or a crop of the finer image for codes too small for the work image.
+    var source: SampleSource
+    /// The finer image once made (`.some(nil)` when there is none).
+    var finerImage: GrayImage??
+    /// Linear readings the bars contradicted, and where.
+    var rejected: [(bytes: [UInt8], corners: [Point])] = []
+    /// Function patterns by size, made once.
+    var patterns: [Int: FunctionPattern] = [:]
+    let scanner: ZBarScanner
+    let options: CodeReader.Options
+    let start = ReadSession.cpuMilliseconds()
+    var found: [FoundSymbol] = []
+    /// Strong finder patterns seen by any locator pass, in work coordinates.
+    var finders: [FinderPattern] = []
+    /// Levels made so far, with their scale to work coordinates.
+    var levels: [CodeLevel: (image: GrayImage, scale: (Double, Double))] = [:]
+    /// The locator pass running looks for light-on-dark codes.
+    var inverted = false
+    var wantsQR: Bool { options.symbologies.contains(.qr) }
+    var wantsLinear: Bool { options.symbologies.contains { $0 != .qr } }
+
+    init(image: GrayImage, finer: (@Sendable () -> GrayImage?)? = nil, scanner: ZBarScanner, options: CodeReader.Options) {
+        self.work = image
+        self.finer = finer
+        self.source = SampleSource(image: image)
+        self.scanner = scanner
+        self.options = options
+    }
+
+    /// The calling thread's CPU time: the budget counts work done, not time spent waiting for a
+    /// core on a loaded machine, so results do not depend on the load.
+    static func cpuMilliseconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+    }
+
+    var elapsedMs: Double { Self.cpuMilliseconds() - start }
+    var outOfTime: Bool { elapsedMs > Double(options.timeBudgetMilliseconds) }
+
+    // MARK: Running the table
+
+    mutating func run() {
+        guard work.width >= 8, work.height >= 8 else { return }
+        var table: [(pass: CodePass, when: PassCondition)] = []
+        if let passes = options.passes {
+            table = passes
+        } else {
+            if wantsQR { table += options.preset.qrPasses }
+            if wantsLinear { table += options.preset.linearPasses.filter { p in !table.contains { $0.pass == p.pass } } }
+        }
+        for (pass, when) in table {
+            if outOfTime { break }
+            switch when {
+            case .always: break
+            case .unexplained: if !isUnexplained(before: pass) { continue }
+            case .nothingRead: if !found.isEmpty { continue }
+            }
+            if Self.debug { debugLog("pass \(pass)") }
+            run(pass)
+        }
+        dropConflictingLinear()
+    }
+
+    mutating func run(_ pass: CodePass) {
+        switch pass {
+        case .locator(.finer, let binarization):
+            guard wantsQR else { return }
+            finerPass(binarization)
+        case .locator(.full, let binarization) where max(work.width, work.height) < 1400 && finer != nil:
+            // A work image decoded small (the fast preset): full detail is the finer decoding.
+            guard wantsQR else { return }
+            if finerImage == nil { finerImage = .some(finer?()) }
+            guard let image = finerImage ?? nil, image.width > work.width else { return }
+            let factor = Double(image.width) / Double(work.width)
+            let saved = source
+            source = SampleSource(image: image, scale: 1 / factor)
+            inverted = binarization == .inverted
+            locatorPass(binarize(image, binarization), scale: (1, 1), loose: binarization == .globalLoose)
+            inverted = false
+            source = saved
+        case .locator(let level, let binarization):
+            guard wantsQR, let (image, scale) = self.level(level) else { return }
+            inverted = binarization == .inverted
+            locatorPass(binarize(image, binarization), scale: scale, loose: binarization == .globalLoose)
+            inverted = false
+        case .zbar(let level, let filter):
+            guard let (image, scale) = self.level(level) else { return }
+            inverted = filter == .inverted
+            zbarPass(self.filter(image, filter), scale: scale, filter: filter)
+            inverted = false
+        }
+    }
+
+    /// Whether the photo still holds something to read before `pass`: nothing read yet, strong finder
+    /// patterns that no code read explains, or (for a pass at full detail) codes whose modules are
+    /// small at the reduced level, so that smaller ones may have been missed.
+    func isUnexplained(before pass: CodePass) -> Bool {
+        if found.isEmpty { return true }
+        let unexplained = finders.filter { f in
+            f.count >= 3 && !found.contains { $0.raw.symbology == .qr && $0.contains(Point(x: f.x, y: f.y)) }
+        }
+        // More detail helps only codes whose modules are small at the reduced level: finders left
+        // unexplained that are small there, or codes read whose modules are small (their neighbours
+        // may be smaller still).
+        if case .locator(.full, _) = pass, let reduced = levels[.reduced], reduced.scale.0 > 1 {
+            let small = 3 * reduced.scale.0
+            return unexplained.contains { $0.module < small } || found.contains { $0.module > 0 && $0.module < small }
+        }
+        return !unexplained.isEmpty
+    }
+
+    // MARK: Levels and filters
+
+    mutating func level(_ level: CodeLevel) -> (GrayImage, (Double, Double))? {
+        if let made = levels[level] { return made }
+        let made: (image: GrayImage, scale: (Double, Double))?
+        switch level {
+        case .full:
+            made = (work, (1, 1))
+        case .reduced:
+            let side = max(work.width, work.height)
+            let factor = max(1, Int((Double(side) / 1024).rounded()))
+            let image = factor > 1 ? work.downscaled(by: factor) : work
+            made = (image, (Double(work.width) / Double(image.width), Double(work.height) / Double(image.height)))
+        case .coarse:
+            guard let (reduced, s) = self.level(.reduced), max(reduced.width, reduced.height) >= 600 else { return nil }
+            let image = reduced.downscaled(by: 2)
+            made = (image, (s.0 * Double(reduced.width) / Double(image.width), s.1 * Double(reduced.height) / Double(image.height)))
+        case .finer:
+            return nil
+        case .enlarged:
+            // Only small images: enlarging a large one costs much and rarely finds a code.
+            guard max(work.width, work.height) <= 800 else { return nil }
+            let factor = 2
+            made = (Imaging.upscaled(work, by: factor), (1 / Double(factor), 1 / Double(factor)))
+        }
+        levels[level] = made
+        return made
+    }
+
+    /// Binarises `image`; windows are fractions of `side` (the image's long side unless given: a crop
+    /// keeps the windows of the whole photo).
+    func binarize(_ image: GrayImage, _ b: CodeBinarization, side: Int? = nil) -> BinaryImage {
+        let side = side ?? max(image.width, image.height)
+        switch b {
+        case .local: return Imaging.binarize(image, window: max(24, side / 12))
+        case .localWide: return Imaging.binarize(image, window: max(24, side / 6))
+        case .localNarrow: return Imaging.binarize(image, window: max(16, side / 24))
+        case .smoothed: return Imaging.binarize(Imaging.median3(image), window: max(24, side / 12))
+        case .global, .globalLoose: return Imaging.otsu(image)
+        case .inverted: return Imaging.binarize(image, window: max(24, side / 12)).inverted()
+        }
+    }
+
+    func filter(_ image: GrayImage, _ f: CodeFilter) -> GrayImage {
+        switch f {
+        case .plain: image
+        case .binarized: Imaging.binarize(image, window: max(24, max(image.width, image.height) / 12)).gray
+        case .inverted: image.inverted()
+        case .smoothed: Imaging.median3(image)
+        case .stretched: Imaging.normalized(image)
+        case .global: Imaging.otsu(image).gray
+        }
+    }
+
+    // MARK: zbar
+
+    /// zbar over a whole image whose coordinates times `scale` are work coordinates.
+    mutating func zbarPass(_ image: GrayImage, scale: (Double, Double), filter: CodeFilter = .plain, density: Int = 1) {
+        for var raw in scanner.scan(image, density: density) {
+            if raw.symbology == .qr && !wantsQR { continue }
+            let pts = raw.points.map { Point(x: ($0.x + 0.5) * scale.0, y: ($0.y + 0.5) * scale.1) }
+            let corners = Self.corners(raw, pts)
+            if raw.symbology != .qr {
+                // A reading the bars contradicted once stays refused, whichever pass finds it again.
+                if rejected.contains(where: { $0.bytes == raw.bytes && Self.boxesOverlap($0.corners, corners) }) { continue }
+                guard let checked = checkLinear(raw, corners: corners) else {
+                    rejected.append((raw.bytes, corners))
+                    continue
+                }
+                // Bars redrawn by a local threshold change their widths: a linear code read there
+                // counts only when the grey image's bars confirm it.
+                // (DataBar carries two check values of its own and counts anyway.)
+                let selfChecking = raw.symbology == .databar || raw.symbology == .databarExpanded
+                if (filter == .binarized || filter == .global) && !checked.barsAgree && !selfChecking { continue }
+                raw = checked
+            }
+            if raw.symbology == .qr {
+                // zbar's reading is read again by Seer's decoder on the same corners; when the two
+                // disagree, neither is reported.
+                if let own = GridReader(image: work, inverted: inverted).read(corners: corners) {
+                    guard own.stream.bytes == raw.bytes else {
+                        if Self.debug { debugLog("zbar and the grid decoder disagree: dropped") }
+                        continue
+                    }
+                    raw.qr = own
+                } else if Self.debug {
+                    debugLog("zbar QR not confirmed by the grid decoder")
+                }
+            }
+            add(raw, corners: corners, module: 0)
+        }
+    }
+
+    /// A linear code zbar read, checked against its bars (``LinearCheck``): nil when the bars
+    /// contradict it; Code 128 with the bytes Seer decoded itself when they differ from zbar's only
+    /// by the extended characters zbar drops.
+    func checkLinear(_ raw: RawSymbol, corners: [Point]) -> RawSymbol? {
+        let profiles = [true, false].map { LinearCheck.profiles(work, corners: corners, horizontal: $0) }
+        let lines = profiles.flatMap { set in
+            set.flatMap { profile in
+                // Each line twice: one level for the whole line, and levels local to each stretch.
+                [nil, 8].map { LinearCheck.elements(profile.values, offset: profile.offset, radius: $0) }
+            }
+        }
+        switch raw.symbology {
+        case .ean13, .upca, .ean8, .upce:
+            let text = String(decoding: raw.bytes, as: UTF8.self)
+            let log: ((String) -> Void)? = Self.debug ? { debugLog($0) } : nil
+            let byEdges = LinearCheck.checkEAN(raw.symbology, text: text, lines: lines, log: log)
+            // Rendered along the lines zbar's box lies on (rows when it is wider than tall).
+            let xs = corners.map(\.x), ys = corners.map(\.y)
+            let horizontal = (xs.max()! - xs.min()!) >= (ys.max()! - ys.min()!)
+            let span = horizontal ? (xs.min()!, xs.max()!) : (ys.min()!, ys.max()!)
+            let bySynthesis = LinearCheck.checkBySynthesis(
+                raw.symbology, text: text, profiles: profiles[horizontal ? 0 : 1], span: span, log: log)
+            // The rendering judges the whole line, so it decides when it can; the edges otherwise.
+            let verdict: LinearCheck.Verdict = bySynthesis != .unknown ? bySynthesis : byEdges
+            if Self.debug { debugLog("\(raw.symbology) \(text): the bars \(verdict) (edges \(byEdges), synthesis \(bySynthesis))") }
+            var checked = raw
+            checked.barsAgree = verdict == .agrees
+            return verdict == .contradicts ? nil : checked
+        case .code128:
+            guard let own = LinearCheck.decodeCode128(lines: lines) else {
+                if Self.debug { debugLog("code128: not decoded from the bars") }
+                return raw
+            }
+            var fixed = raw
+            fixed.barsAgree = true
+            if own.bytes == raw.bytes { return fixed }
+            // zbar drops FNC4: the same characters with the high bit cleared are its reading.
+            if own.bytes.map({ $0 & 0x7F }) == raw.bytes {
+                fixed.bytes = own.bytes
+                return fixed
+            }
+            if Self.debug { debugLog("code128: zbar \(raw.bytes) and the bars \(own.bytes) disagree: dropped") }
+            return nil
+        default:
+            return raw
+        }
+    }
+
+    /// Linear codes read differently at the same place (two readings of one symbol that disagree):
+    /// neither is reported.
+    mutating func dropConflictingLinear() {
+        var drop = Set<Int>()
+        for i in found.indices where found[i].raw.symbology != .qr {
+            for j in found.indices where j > i && found[j].raw.symbology != .qr {
+                guard found[i].raw.bytes != found[j].raw.bytes else { continue }
+                if Self.boxesOverlap(found[i].corners, found[j].corners) {
+                    // A reading the bars confirmed outweighs one they could not check.
+                    let a = found[i].raw.barsAgree, b = found[j].raw.barsAgree
+                    if !a || b { drop.insert(i) }
+                    if !b || a { drop.insert(j) }
+                }
+            }
+        }
+        if Self.debug && !drop.isEmpty { debugLog("\(drop.count) linear readings disagree where they overlap: dropped") }
+        found = found.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+    }
+
+    /// Whether two boxes overlap once each is grown by a fifth of its longer side (zbar's boxes of
+    /// one symbol read at different scales or scan lines need not touch).
+    static func boxesOverlap(_ a: [Point], _ b: [Point]) -> Bool {
+        let ax = a.map(\.x), ay = a.map(\.y), bx = b.map(\.x), by = b.map(\.y)
+        let ga = 0.2 * max(ax.max()! - ax.min()!, ay.max()! - ay.min()!, 10)
+        let gb = 0.2 * max(bx.max()! - bx.min()!, by.max()! - by.min()!, 10)
+        let g = ga + gb
+        return ax.min()! <= bx.max()! + g && bx.min()! <= ax.max()! + g && ay.min()! <= by.max()! + g && by.min()! <= ay.max()! + g
+    }
+
+    /// zbar's location points as TL, TR, BR, BL (QR: zbar gives TL, BL, BR, TR; linear codes: the
+    /// bounding box of the scan points).
+    static func corners(_ raw: RawSymbol, _ pts: [Point]) -> [Point] {
+        if raw.symbology == .qr && pts.count == 4 {
+            return [pts[0], pts[3], pts[2], pts[1]]
+        }
+        let xs = pts.map(\.x), ys = pts.map(\.y)
+        let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
+        return [Point(x: x0, y: y0), Point(x: x1, y: y0), Point(x: x1, y: y1), Point(x: x0, y: y1)]
+    }
+
+    // MARK: Finer detail
+
+    /// Codes whose modules are too small in the work image: the finder patterns left unexplained there
+    /// with modules under 2.5 pixels are looked for again in a crop of the photo decoded at twice the
+    /// resolution, and read from it.
+    mutating func finerPass(_ binarization: CodeBinarization) {
+        let small = finders.filter { f in
+            f.module < 2.5 && !found.contains { $0.raw.symbology == .qr && $0.contains(Point(x: f.x, y: f.y)) }
+        }
+        if finerImage == nil { finerImage = .some(finer?()) }
+        guard !small.isEmpty, let finer = finerImage ?? nil else { return }
+        let factor = Double(finer.width) / Double(work.width)
+        guard factor > 1.5 else { return }
+        // One crop around the unexplained patterns, with room for codes of a few dozen modules.
+        let margin = 40 * (small.map(\.module).max() ?? 2)
+        let x0 = max(0, Int(((small.map(\.x).min() ?? 0) - margin) * factor))
+        let y0 = max(0, Int(((small.map(\.y).min() ?? 0) - margin) * factor))
+        let x1 = min(finer.width, Int(((small.map(\.x).max() ?? 0) + margin) * factor))
+        let y1 = min(finer.height, Int(((small.map(\.y).max() ?? 0) + margin) * factor))
+        guard x1 - x0 >= 16, y1 - y0 >= 16 else { return }
+        let crop = finer.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let saved = source
+        source = SampleSource(image: crop, scale: 1 / factor, offsetX: Double(x0) / factor, offsetY: Double(y0) / factor)
+        locatorPass(binarize(crop, binarization, side: Int(Double(max(work.width, work.height)) * factor)), scale: (1, 1))
+        source = saved
+    }
+
+    // MARK: Locator
+
+    /// Finds finder triples in `bin` (coordinates times `scale` are work coordinates) and reads each
+    /// candidate code with the grid decoder.
+    mutating func locatorPass(_ bin: BinaryImage, scale: (Double, Double), loose: Bool = false) {
+        let patterns = FinderLocator.find(bin, loose: loose)
+        let source = self.source
+        let toWork = { (p: FinderPattern) in source.toWork(Point(x: p.x * scale.0, y: p.y * scale.1)) }
+        for p in patterns where p.count >= 3 {
+            let q = toWork(p)
+            let module = p.module * (scale.0 + scale.1) / 2 * source.scale
+            if !finders.contains(where: { abs($0.x - q.x) < 2 * module && abs($0.y - q.y) < 2 * module }) {
+                var w = p
+                w.x = q.x
+                w.y = q.y
+                w.module = module
+                finders.append(w)
+            }
+        }
+        func explained(_ p: FinderPattern) -> Bool {
+            let q = toWork(p)
+            return found.contains { $0.raw.symbology == .qr && $0.contains(q) }
+        }
+        var used = patterns.map(explained)
+        if used.allSatisfy({ $0 }) { return }
+        let triples = FinderLocator.triples(patterns)
+        if Self.debug {
+            debugLog("locator \(bin.width)x\(bin.height): \(patterns.count) patterns, \(used.filter { $0 }.count) explained, \(triples.count) triples")
+            for t in triples.prefix(12) {
+                let q = [t.topLeft, t.topRight, t.bottomLeft].map { "(\(Int($0.x * scale.0)),\(Int($0.y * scale.1)))" }
+                debugLog("  triple \(q.joined(separator: " ")) dim \(t.dimension) score \(t.score)")
+            }
+            for p in patterns { debugLog("  pattern (\(Int(p.x * scale.0)),\(Int(p.y * scale.1))) module \(p.module * scale.0) count \(p.count)") }
+        }
+        var attempts = 0
+        for t in triples {
+            if outOfTime || attempts >= 40 + 2 * patterns.count { break }
+            if t.members.contains(where: { used[$0] }) { continue }
+            attempts += 1
+            if decodeTriple(t, bin, scale: scale) {
+                for (i, p) in patterns.enumerated() where !used[i] && explained(p) { used[i] = true }
+                for m in t.members { used[m] = true }
+            }
+        }
+    }
+
+    /// Places one candidate code from its finder triple and reads it: the version the finder spacing
+    /// suggests first (then the one the version information names, or its neighbours), each from the
+    /// transforms the finders and the alignment pattern give, fitted to the function patterns when a
+    /// direct read fails.
+    mutating func decodeTriple(_ t: FinderTriple, _ bin: BinaryImage, scale: (Double, Double)) -> Bool {
+        let s = (scale.0 + scale.1) / 2
+        func w(_ x: Double, _ y: Double) -> Point { Point(x: x * scale.0, y: y * scale.1) }
+        var module = t.topLeft.module * s
+        // The size from module widths measured along the lines between the finders.
+        var first = t.dimension
+        if let measured = FinderLocator.measuredDimension(bin, t) {
+            let v = max(1, min(40, Int(((measured - 17) / 4).rounded())))
+            first = QRSpec.dimension(version: v)
+            module = s * (dist(Point(x: t.topLeft.x, y: t.topLeft.y), Point(x: t.topRight.x, y: t.topRight.y)) / (measured - 7))
+        }
+        var queue = [first]
+        var tried = Set<Int>()
+        var bestQuick = -Double.infinity
+        var namedByVersion = Set<Int>()
+        let fitter = GridFit(image: source.image, inverted: inverted)
+        let reader = GridReader(image: source.image, inverted: inverted)
+        while let dim = queue.first {
+            queue.removeFirst()
+            guard tried.insert(dim).inserted, !outOfTime else { continue }
+            var tt = t
+            tt.dimension = dim
+            let d = Double(dim)
+            let from = [Point(x: 3.5, y: 3.5), Point(x: d - 3.5, y: 3.5), Point(x: 3.5, y: d - 3.5)]
+            let to = [w(t.topLeft.x, t.topLeft.y), w(t.topRight.x, t.topRight.y), w(t.bottomLeft.x, t.bottomLeft.y)]
+            // Cheap transforms first; most candidates are finders of different codes or texture, and
+            // their function patterns show no contrast under any transform.
+            let pattern = functionPattern(dim)
+            var transforms: [(h: Homography, quick: Double)] = []
+            for h in [Self.perspectiveFromModuleSizes(t, dimension: d, from: from, to: to), Homography(affineFrom: from, to: to)] {
+                if let h { transforms.append((h, fitter.fitness(h, pattern))) }
+            }
+            // Large codes: the version information beside the finders names the exact size.
+            var versionAgreed = false
+            if dim >= 45, let h = transforms.last?.h, let probe = reader.probeVersion(h, dimension: dim) {
+                let named = QRSpec.dimension(version: probe.version)
+                if Self.debug { debugLog("version probe at \(dim): version \(probe.version), agreed \(probe.agreed)") }
+                // One copy alone names some version for about one grid in eight that is no code at all.
+                if probe.agreed && named != dim {
+                    if !tried.contains(named) { queue.insert(named, at: 0) }
+                    continue
+                }
+                versionAgreed = probe.agreed && named == dim
+            }
+            let quick = transforms.map(\.quick).max() ?? -.infinity
+            bestQuick = max(bestQuick, quick)
+            // A size the version information of a grid read here named: a code is there.
+            let named0 = namedByVersion.contains(dim)
+            guard quick >= Self.minimumQuickFit || named0 else { continue }
+            // Finders of neighbouring codes line up like one code's; only a real code has the
+            // alternating timing modules between them. Without them, only a strong fit is worth trying.
+            let timing = transforms.map { fitter.timingContrast($0.h, dimension: dim) }.max() ?? 0
+            if Self.debug { debugLog("candidate \(dim) at (\(Int(t.topLeft.x)),\(Int(t.topLeft.y))): quick \(quick) timing \(timing)") }
+            // Both copies of the version information naming this size is as good as a timing pattern
+            // (large codes curve, and their long timing patterns drift out of register).
+            let timingSeen = timing >= 1 || versionAgreed || named0
+            // A large code's grid is read between its alignment patterns, found one by one, so it is
+            // worth reading even when the finders' grid has drifted off its timing patterns.
+            let large = dim >= 61
+            guard timingSeen || large || quick >= 2 else { continue }
+            if let a = FinderLocator.alignment(bin, tt),
+                let h = Homography(from: from + [Point(x: d - 6.5, y: d - 6.5)], to: to + [w(a.x, a.y)])
+            {
+                transforms.append((h, fitter.fitness(h, pattern)))
+            }
+            transforms.sort { $0.quick > $1.quick }
+            var named: Int?
+            var formatRead = false
+            for (h, _) in transforms where timingSeen || large {
+                let result = reader.read(h, dimension: dim, anchored: large ? true : nil)
+                if Self.debug { debugLog("read \(dim): \(result.map { _ in "ok" })") }
+                switch result {
+                case .success(let decoded):
+                    if Self.debug { debugLog("read directly") }
+                    addDecoded(decoded, h: h, dimension: dim, module: module)
+                    return true
+                case .failure(.version(let v)):
+                    named = QRSpec.dimension(version: v)
+                case .failure(.errorCorrection), .failure(.dataStream):
+                    formatRead = true
+                case .failure:
+                    break
+                }
+                if named != nil || outOfTime { break }
+            }
+            // The best transform fitted to the function patterns, then read again.
+            // Fitting costs as much as many reads: only for a grid whose format information read, or
+            // whose function patterns already show clear contrast.
+            if named == nil, !outOfTime, formatRead || quick >= 2 || named0 || versionAgreed, let best = transforms.first {
+                let e = Double(dim)
+                let quad = CodeQuad(corners: [best.h.apply(0, 0), best.h.apply(e, 0), best.h.apply(e, e), best.h.apply(0, e)], dimension: dim)
+                let fit = fitter.refine(quad, module: module)
+                if Self.debug { debugLog("fitted grid \(dim): fitness \(fit.fitness)") }
+                if fit.fitness > 2, let hf = fit.quad.homography {
+                    switch reader.read(hf, dimension: dim, anchored: true) {
+                    case .success(let decoded):
+                        if Self.debug { debugLog("read after fitting") }
+                        addDecoded(decoded, h: hf, dimension: dim, module: module)
+                        return true
+                    case .failure(.version(let v)):
+                        named = QRSpec.dimension(version: v)
+                    default:
+                        break
+                    }
+                }
+                bestQuick = max(bestQuick, fit.fitness)
+            }
+            if let named {
+                namedByVersion.insert(named)
+                queue.insert(named, at: 0)
+            } else if dim == first && (bestQuick > 2 || formatRead) {
+                // The grid fits a code but its size may be off by a version either way.
+                queue += [dim - 4, dim + 4].filter { $0 >= 21 && $0 <= 177 }
+            }
+        }
+        return false
+    }
+
+    /// The function pattern of a size (made once per session).
+    mutating func functionPattern(_ dimension: Int) -> FunctionPattern {
+        if let made = patterns[dimension] { return made }
+        let made = FunctionPattern(dimension: dimension, alignmentLimit: 0)
+        patterns[dimension] = made
+        return made
+    }
+
+    /// The function-pattern contrast (``GridFit/fitness(_:_:)``) below which a candidate is not read:
+    /// on the benchmark photos codes that read directly score 3 and more, most candidates that are no
+    /// code score under 0.5.
+    static let minimumQuickFit = 0.6
+
+    /// A fourth corner from how the module size changes between the three finders: under a
+    /// projective map the local scale goes as 1/w, and w is affine in module coordinates.
+    static func perspectiveFromModuleSizes(_ t: FinderTriple, dimension d: Double, from: [Point], to: [Point]) -> Homography? {
+        let mTL = t.topLeft.module, mTR = t.topRight.module, mBL = t.bottomLeft.module
+        guard mTL > 0, mTR > 0, mBL > 0 else { return nil }
+        let wTR = mTL / mTR, wBL = mTL / mBL
+        // Only worth it when the sizes really differ; otherwise this is the affine guess again.
+        guard abs(wTR - 1) > 0.08 || abs(wBL - 1) > 0.08 else { return nil }
+        let wBR = wTR + wBL - 1
+        guard wBR > 0.2 else { return nil }
+        let x = (to[1].x * wTR + to[2].x * wBL - to[0].x) / wBR
+        let y = (to[1].y * wTR + to[2].y * wBL - to[0].y) / wBR
+        return Homography(from: from + [Point(x: d - 3.5, y: d - 3.5)], to: to + [Point(x: x, y: y)])
+    }
+
+    /// Adds a code Seer decoded itself from the grid `h` maps.
+    mutating func addDecoded(_ d: DecodedQR, h: Homography, dimension n: Int, module: Double) {
+        let e = Double(n)
+        let corners = d.mirrored
+            ? [h.apply(0, 0), h.apply(0, e), h.apply(e, e), h.apply(e, 0)]
+            : [h.apply(0, 0), h.apply(e, 0), h.apply(e, e), h.apply(0, e)]
+        let raw = RawSymbol(symbology: .qr, bytes: d.stream.bytes, points: [], quality: 1, isGS1: d.stream.gs1, qr: d)
+        add(raw, corners: corners.map(source.toWork), module: module * source.scale)
+    }
+
+    /// Adds a symbol unless the same payload was already read at the same place. Returns whether new.
+    @discardableResult
+    mutating func add(_ raw: RawSymbol, corners: [Point], module: Double) -> Bool {
+        var candidate = FoundSymbol(raw: raw, corners: corners, module: module)
+        if module == 0 && raw.symbology == .qr {
+            // Module size from the outline: side length over the dimension.
+            let side = (dist(corners[0], corners[1]) + dist(corners[0], corners[3])) / 2
+            candidate.module = side / Double(raw.qr.map { QRSpec.dimension(version: $0.version) } ?? 25)
+        }
+        for (i, f) in found.enumerated() where f.raw.symbology == raw.symbology && f.raw.bytes == raw.bytes {
+            if f.contains(candidate.center) || candidate.contains(f.center) {
+                if raw.symbology != .qr && raw.quality > f.raw.quality { found[i].raw.quality = raw.quality }
+                // A reading Seer's decoder confirmed replaces one it did not.
+                if f.raw.qr == nil && raw.qr != nil { found[i] = candidate }
+                return false
+            }
+        }
+        found.append(candidate)
+        return true
+    }
+
+    func dist(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+}
+
+/// An image codes are sampled from, and the map of its pixels to work-image pixels
+/// (work = source × scale + offset).
+struct SampleSource {
+    var image: GrayImage
+    var scale: Double = 1
+    var offsetX: Double = 0
+    var offsetY: Double = 0
+
+    func toWork(_ p: Point) -> Point { Point(x: p.x * scale + offsetX, y: p.y * scale + offsetY) }
+}
