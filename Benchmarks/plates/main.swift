@@ -9,8 +9,10 @@
 // spends and is less disturbed by other work on the machine.
 import Foundation
 import Seer
+import SeerPlate
 
-OCRThreads.limitToOnePerWorker()
+// One OpenMP thread per Tesseract call (set before Tesseract is loaded, as the seer executable does).
+if getenv("OMP_THREAD_LIMIT") == nil { setenv("OMP_THREAD_LIMIT", "1", 1) }
 var arguments = Array(CommandLine.arguments.dropFirst())
 var sets = ["us", "eu", "br"]
 var verbose = false
@@ -22,6 +24,71 @@ if let i = arguments.firstIndex(of: "--verbose") {
     verbose = true
     arguments.remove(at: i)
 }
+// `--findings OUT.jsonl [--region R] PATH…`: every reading before the confidence cut, with its
+// evidence, one JSON line each; in a plate set (a folder with truth.csv) labelled right or wrong
+// against the truth, anywhere else (photos with no plate) wrong. For calibrating confidence.
+if let i = arguments.firstIndex(of: "--findings"), i + 1 < arguments.count {
+    let out = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+    var region: PlateRegion?
+    if let j = arguments.firstIndex(of: "--region"), j + 1 < arguments.count {
+        region = PlateRegion(rawValue: arguments[j + 1])
+        arguments.removeSubrange(j...(j + 1))
+    }
+    dumpFindings(to: out, region: region, paths: arguments)
+    exit(0)
+}
+
+func dumpFindings(to out: String, region: PlateRegion?, paths: [String]) {
+    let engine = Engine()
+    guard let reader = try? engine.plateReader() else {
+        print("plate-bench: no plate reader")
+        exit(1)
+    }
+    _ = FileManager.default.createFile(atPath: out, contents: nil)
+    guard let handle = FileHandle(forWritingAtPath: out) else { exit(1) }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    struct Line: Encodable {
+        var set: String, file: String, truth: String?, text: String, right: Bool, onPlate: Bool, box: [Double], evidence: PlateEvidence, candidates: [String]
+    }
+    for path in paths {
+        var photos: [(file: String, truth: String?, box: [Double]?)] = []
+        if let csv = try? String(contentsOfFile: "\(path)/truth.csv", encoding: .utf8) {
+            for line in csv.split(whereSeparator: \.isNewline).dropFirst() {
+                let f = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard f.count >= 6 else { continue }
+                photos.append(("\(path)/\(f[0])", PlateGrammar.clean(f[1]), f[2...5].compactMap { Double($0) }))
+            }
+        } else if let walker = FileManager.default.enumerator(atPath: path) {
+            for case let name as String in walker where [".jpg", ".jpeg", ".png"].contains(where: { name.lowercased().hasSuffix($0) }) {
+                photos.append(("\(path)/\(name)", nil, nil))
+            }
+            photos.sort { $0.file < $1.file }
+        }
+        for photo in photos {
+            guard let image = try? engine.decode(contentsOf: photo.file),
+                let found = try? reader.findings(image.gray, region: region, scaleX: image.scaleX, scaleY: image.scaleY)
+            else { continue }
+            for f in found {
+                var onPlate = false
+                if let b = photo.box, b.count == 4 {
+                    let p = f.reading.box
+                    onPlate = min(p[0] + p[2], b[0] + b[2]) > max(p[0], b[0]) && min(p[1] + p[3], b[1] + b[3]) > max(p[1], b[1])
+                }
+                let line = Line(
+                    set: path, file: photo.file, truth: photo.truth, text: f.reading.text, right: f.reading.text == photo.truth && onPlate,
+                    onPlate: onPlate, box: f.reading.box, evidence: f.evidence, candidates: f.reading.candidates.map(\.text))
+                if let data = try? encoder.encode(line) { handle.write(data + Data("\n".utf8)) }
+            }
+            if found.isEmpty, let data = try? JSONSerialization.data(withJSONObject: ["set": path, "file": photo.file, "none": true]) {
+                handle.write(data + Data("\n".utf8))
+            }
+        }
+    }
+    try? handle.close()
+}
+
 let data = arguments.first ?? ProcessInfo.processInfo.environment["SEER_PLATES_DATA"] ?? "../shared/testdata/plates"
 guard FileManager.default.fileExists(atPath: data) else {
     print("plate-bench: \(data) not found; skipping")

@@ -37,9 +37,12 @@ struct GlyphClassifier: Sendable {
     static let maxWidth = 30
 
     /// The models shipped with Seer (one reads the glyph's mask, one the grey row under its box),
-    /// or empty if their data is unreadable (a build error caught by tests).
+    /// or empty if their data is unreadable (a build error caught by tests). Their weights are the
+    /// binary resources `Resources/glyph-mask.sgc` and `Resources/glyph-grey.sgc`, embedded in the
+    /// library at build time.
     static let standard: [GlyphClassifier] = [
-        GlyphClassifier(base64: glyphMaskModelBase64, input: .mask), GlyphClassifier(base64: glyphGreyModelBase64, input: .grey),
+        GlyphClassifier(bytes: PackageResources.glyph_mask_sgc, input: .mask),
+        GlyphClassifier(bytes: PackageResources.glyph_grey_sgc, input: .grey),
     ].compactMap { $0 }
 
     /// What a model reads.
@@ -56,11 +59,9 @@ struct GlyphClassifier: Sendable {
     /// Parses the model format written by `scripts/plate-glyphs/train.py`: the ASCII magic `SGC1`,
     /// little-endian Int32 `c1 c2 c3 hidden classes`, the class characters (one byte each), then
     /// Float32 weights and biases layer by layer in PyTorch's order.
-    init?(base64: String, input: Input = .mask) {
+    init?(bytes: [UInt8], input: Input = .mask) {
         self.input = input
-        guard let data = Data(base64Encoded: base64), data.count > 24 else { return nil }
-        let bytes = [UInt8](data)
-        guard bytes[0..<4].elementsEqual("SGC1".utf8) else { return nil }
+        guard bytes.count > 24, bytes[0..<4].elementsEqual("SGC1".utf8) else { return nil }
         var offset = 4
         func int32() -> Int {
             let v = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24

@@ -1,14 +1,5 @@
 import Foundation
-
-/// The plate regions Seer knows grammars for.
-public enum PlateRegion: String, Codable, Sendable, CaseIterable {
-    /// United States (general formats and several states).
-    case us
-    /// Europe (Germany, France, Italy, Spain, Netherlands, Slovakia, Czechia, Poland, UK).
-    case eu
-    /// Brazil (old `ABC1234` and Mercosul `ABC1D23`).
-    case br
-}
+@_exported import SeerPlateText
 
 /// One plate format: a name, the region it belongs to, and its character slots.
 public struct PlateFormat: Sendable, Equatable {
@@ -60,7 +51,7 @@ public struct PlateGrammar: Sendable {
         // The file is part of the build; a parse failure is a programming error caught by tests,
         // so fall back to an empty grammar rather than stopping the process.
         (try? PlateGrammar(source: String(decoding: PackageResources.grammars_txt, as: UTF8.self)))
-            ?? PlateGrammar(formats: [], confusions: [:])
+            ?? PlateGrammar(formats: [], confusions: PlateConfusions.partners)
     }()
 
     init(formats: [PlateFormat], confusions: [Character: [Character]]) {
@@ -78,7 +69,8 @@ public struct PlateGrammar: Sendable {
         public var description: String { "grammar line \(line): \(message)" }
     }
 
-    /// Parses grammar rules in the format of `grammars.txt`.
+    /// Parses grammar rules in the format of `grammars.txt`. Without `confuse` rules the grammar
+    /// takes the standard pairs (``PlateConfusions``).
     public init(source: String) throws {
         var formats: [PlateFormat] = []
         var confusions: [Character: [Character]] = [:]
@@ -105,7 +97,7 @@ public struct PlateGrammar: Sendable {
             }
         }
         self.formats = formats
-        self.confusions = confusions
+        self.confusions = confusions.isEmpty ? PlateConfusions.partners : confusions
     }
 
     static let letters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -153,9 +145,9 @@ public struct PlateGrammar: Sendable {
         return formats.filter { $0.region == region }
     }
 
-    /// Upper-cases `text` and keeps only A–Z and 0–9 (drops spaces, hyphens, dots, …).
+    /// The canonical plate form of `text` (``PlateText/canonical(_:)``): A–Z and 0–9 only.
     public static func clean(_ text: String) -> String {
-        String(text.uppercased().filter { letters.contains($0) || digits.contains($0) })
+        PlateText.canonical(text)
     }
 
     /// Checks a plate text against the formats of `region` (all regions when nil): returns its

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SeerImage
 
 /// Finds and reads licence plates in grey images. Thread-safe: share one reader; each call borrows a
@@ -10,8 +11,15 @@ public final class PlateReader: Sendable {
         public var rowsPerPhoto: Int
         /// Candidate texts kept per plate.
         public var candidates: Int
-        /// Readings scoring below this are dropped (0–1).
+        /// Readings whose best candidate scores below this are dropped before verification (0–1).
         public var minimumScore: Double
+        /// Readings whose calibrated ``PlateReading/confidence`` is below this are not returned
+        /// (0–1). The default, ``defaultMinimumConfidence``, removes readings of text that is not
+        /// a plate (signs, labels, screens) while keeping the plates read right (docs/plates.md).
+        public var minimumConfidence: Double
+        /// When set, each straightened row and each row read is written into this folder as PNG
+        /// (for development; nothing is written otherwise).
+        public var diagnosticImages: String?
         /// Photos whose longer side exceeds this are located on a reduced copy.
         public var locateMaxSide: Int
         /// Further candidate rows per photo found as dense bands of stroke edges (plates whose
@@ -23,8 +31,11 @@ public final class PlateReader: Sendable {
         /// Creates options; every parameter has the documented default.
         public init(
             rowsPerPhoto: Int = 8, candidates: Int = 5, minimumScore: Double = 0.12, locateMaxSide: Int = 1600,
-            edgeRowsPerPhoto: Int = 3, rowsRead: Int = 4
+            edgeRowsPerPhoto: Int = 3, rowsRead: Int = 4, minimumConfidence: Double = Options.defaultMinimumConfidence,
+            diagnosticImages: String? = nil
         ) {
+            self.minimumConfidence = minimumConfidence
+            self.diagnosticImages = diagnosticImages
             self.rowsPerPhoto = rowsPerPhoto
             self.candidates = candidates
             self.minimumScore = minimumScore
@@ -32,6 +43,9 @@ public final class PlateReader: Sendable {
             self.edgeRowsPerPhoto = edgeRowsPerPhoto
             self.rowsRead = rowsRead
         }
+
+        /// The default ``minimumConfidence``.
+        public static let defaultMinimumConfidence = 0.15
     }
 
     /// The options in force.
@@ -39,12 +53,20 @@ public final class PlateReader: Sendable {
     /// The grammars readings are decided with.
     public let grammar: PlateGrammar
     private let pool: TesseractPool
+    /// Where the reader says what it does: located rows and timings at `debug` and `trace` level.
+    let logger: Logger
 
-    /// Creates a reader. Checks that Tesseract's language data exists (`TESSDATA_PREFIX`, else the
+    /// Creates a reader. Checks that Tesseract's language data exists (in `tessdata`, else the
     /// Debian location) and throws ``PlateError`` with code `missingLanguageData` when it does not.
-    public init(options: Options = Options(), grammar: PlateGrammar = .standard, tessdata: String? = nil) throws {
+    /// - Parameter logger: receives the reader's diagnostics (rows located, OCR text, ranking,
+    ///   timings) at `debug` and `trace` level.
+    public init(
+        options: Options = Options(), grammar: PlateGrammar = .standard, tessdata: String? = nil,
+        logger: Logger = Logger(label: "seer.plate")
+    ) throws {
         let directory = tessdata ?? tessdataDirectory()
         self.options = options
+        self.logger = logger
         self.grammar = grammar
         self.pool = TesseractPool(directory: directory)
         // Start one engine now so a missing model fails here, not on the first photo.
@@ -53,29 +75,53 @@ public final class PlateReader: Sendable {
 
     /// Reads the plates in `image`. `scaleX`/`scaleY` map `image` pixels to the full-size displayed
     /// photo (``DecodedImage/scaleX``), so corners come out in the photo's coordinates.
+    /// - Parameter minimumConfidence: readings below this ``PlateReading/confidence`` are left out;
+    ///   nil takes ``Options/minimumConfidence``.
     /// - Returns: plates, most trustworthy first; empty when none was found.
-    public func read(_ image: GrayImage, region: PlateRegion?, scaleX: Double = 1, scaleY: Double = 1) throws -> [PlateReading] {
-        var work = image
-        var factor = 1
-        while max(work.width, work.height) > options.locateMaxSide * factor {
-            factor *= 2
-        }
-        if factor > 1 { work = image.downscaled(by: factor) }
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
-        let edgeRows = Locator.edgeRows(in: work, avoiding: located.rows, limit: options.edgeRowsPerPhoto)
-        let t1 = DispatchTime.now().uptimeNanoseconds
-        defer {
-            if Self.debugFolder != nil {
-                FileHandle.standardError.write(Data("locate \((t1 - t0) / 1_000_000) ms, read \((DispatchTime.now().uptimeNanoseconds - t1) / 1_000_000) ms\n".utf8))
-            }
-        }
-        if Self.debugFolder != nil {
-            for row in located.rows + edgeRows {
-                FileHandle.standardError.write(Data("row x \(row.x0)-\(row.x1) y \(row.y0)-\(row.y1) n \(row.blobs.count) h \(row.glyphHeight) score \(row.score)\n".utf8))
-            }
-        }
-        // Read at the located scale, or from the full image when it was reduced.
+    public func read(
+        _ image: GrayImage, region: PlateRegion?, scaleX: Double = 1, scaleY: Double = 1, minimumConfidence: Double? = nil
+    ) throws -> [PlateReading] {
+        let floor = minimumConfidence ?? options.minimumConfidence
+        return try findings(in: image, region: region, scaleX: scaleX, scaleY: scaleY)
+            .filter { $0.reading.confidence >= floor }.map(\.reading)
+    }
+
+    /// Every reading of `image` before the confidence cut, most trustworthy first, each with the
+    /// evidence its confidence was computed from (for measuring and tuning; ``read(_:region:scaleX:scaleY:minimumConfidence:)``
+    /// is what applications call).
+    public func findings(_ image: GrayImage, region: PlateRegion?, scaleX: Double = 1, scaleY: Double = 1) throws -> [PlateFinding] {
+        try findings(in: image, region: region, scaleX: scaleX, scaleY: scaleY)
+    }
+
+    private func findings(in image: GrayImage, region: PlateRegion?, scaleX: Double, scaleY: Double) throws -> [PlateFinding] {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let located = locate(image)
+        let located_ = DispatchTime.now().uptimeNanoseconds
+        let prepared = prepare(located, in: image, region: region)
+        let reads = try readRows(prepared, located: located, in: image, region: region)
+        let found = verify(rank(reads, in: image), scaleX: scaleX, scaleY: scaleY)
+        logger.debug(
+            "plates read",
+            metadata: [
+                "locate_ms": "\((located_ - start) / 1_000_000)", "read_ms": "\((DispatchTime.now().uptimeNanoseconds - located_) / 1_000_000)",
+                "rows": "\(located.rows.count + located.edgeRows.count)", "readings": "\(found.count)",
+            ])
+        return found
+    }
+
+    // MARK: Stages
+
+    /// Candidate text rows of a photo, found on a reduced copy when the photo is large.
+    struct Located {
+        /// Glyph rows (best first) and stroke-edge bands, in the located image's pixels.
+        var rows: [TextRow]
+        var edgeRows: [TextRow]
+        /// Every row of two glyphs or more (upper lines of two-row plates).
+        var all: [TextRow]
+        /// The located image is the photo reduced by this factor.
+        var factor: Int
+
+        /// `row` in the full photo's pixels.
         func full(_ row: TextRow) -> TextRow {
             guard factor > 1 else { return row }
             var out = row
@@ -86,12 +132,29 @@ public final class PlateReader: Sendable {
             out.glyphHeight = row.glyphHeight * Double(factor)
             return out
         }
-        let search = CandidateSearch(grammar: grammar)
-        var reads: [RowRead] = []
-        // Every row is straightened, segmented and read by the glyph classifier first (cheap);
-        // Tesseract reads only the most promising ones.
-        var prepared = (located.rows + edgeRows).compactMap { row in
-            prepare(full(row), in: image, region: region, minimumGlyphs: 3).map { (located: row, rows: $0) }
+    }
+
+    /// Stage 1, locate: glyph rows and stroke-edge bands.
+    func locate(_ image: GrayImage) -> Located {
+        var work = image
+        var factor = 1
+        while max(work.width, work.height) > options.locateMaxSide * factor {
+            factor *= 2
+        }
+        if factor > 1 { work = image.downscaled(by: factor) }
+        let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
+        let edgeRows = Locator.edgeRows(in: work, avoiding: located.rows, limit: options.edgeRowsPerPhoto)
+        for row in located.rows + edgeRows {
+            logger.trace("row", metadata: ["x": "\(row.x0)-\(row.x1)", "y": "\(row.y0)-\(row.y1)", "glyphs": "\(row.blobs.count)", "height": "\(row.glyphHeight)", "score": "\(row.score)"])
+        }
+        return Located(rows: located.rows, edgeRows: edgeRows, all: located.all, factor: factor)
+    }
+
+    /// Stage 2, prepare: every row straightened, segmented and read by the mask classifier
+    /// (cheap), most promising first.
+    func prepare(_ located: Located, in image: GrayImage, region: PlateRegion?) -> [(located: TextRow, rows: PreparedRow)] {
+        var prepared = (located.rows + located.edgeRows).compactMap { row in
+            prepare(located.full(row), in: image, region: region, minimumGlyphs: 3).map { (located: row, rows: $0) }
         }
         let tallestPrepared = prepared.map(\.rows.row.glyphHeight).max() ?? 1
         prepared.sort { a, b in
@@ -99,56 +162,111 @@ public final class PlateReader: Sendable {
             let rb = b.rows.quick * (b.rows.row.glyphHeight / tallestPrepared).squareRoot()
             return ra != rb ? ra > rb : (a.located.x0, a.located.y0) < (b.located.x0, b.located.y0)
         }
+        return prepared
+    }
+
+    /// Stage 3, read: the most promising rows read with Tesseract and the classifiers; a short
+    /// row with a shorter row just above it may be the lower line of a two-row plate.
+    func readRows(_ prepared: [(located: TextRow, rows: PreparedRow)], located: Located, in image: GrayImage, region: PlateRegion?) throws -> [RowRead] {
+        let search = CandidateSearch(grammar: grammar)
+        var reads: [RowRead] = []
         try pool.withReader { ocr in
             for (row, rows) in prepared.prefix(options.rowsRead) {
-                guard var read = readRow(rows, ocr: ocr, region: region) else { continue }
-                // A two-row plate: a shorter row just above, within the same span.
+                guard var read = readRow(rows, ocr: ocr, region: region, image: image) else { continue }
+                let partner = Self.upperPartner(of: row, among: located.all)
+                read.neighbours = Self.neighbours(of: row, among: located.all, except: partner)
                 if read.positions.count <= 5, let upper = Self.upperPartner(of: row, among: located.all),
-                    let upperRows = prepare(full(upper), in: image, region: region, minimumGlyphs: 2),
-                    let top = readRow(upperRows, ocr: ocr, region: region)
+                    let upperRows = prepare(located.full(upper), in: image, region: region, minimumGlyphs: 2),
+                    let top = readRow(upperRows, ocr: ocr, region: region, image: image)
                 {
                     let positions = top.positions + read.positions
                     let found = search.search(positions, region: region, limit: max(options.candidates, 8))
                     if let best = found.first, best.format != nil, best.score > read.candidates[0].score {
-                        read = RowRead(
-                            candidates: found, positions: positions,
-                            quad: [top.quad[0], top.quad[1], read.quad[2], read.quad[3]], glyphHeight: read.glyphHeight,
-                            layout: read.layout)
+                        read.candidates = found
+                        read.positions = positions
+                        read.quad = [top.quad[0], top.quad[1], read.quad[2], read.quad[3]]
                     }
                 }
                 reads.append(read)
             }
         }
-        // Plate characters are usually the tallest text row and 5–8 long.
-        // Plate characters are usually the tallest credible text: rows read with a score well
-        // below the best one (bars, grilles, badges) do not set the scale.
+        return reads
+    }
+
+    /// A row read with its place in the photo's ranking.
+    struct Ranked {
+        var read: RowRead
+        var rank: Double
+        var heightRatio: Double
+        var atEdge: Bool
+        var atSide: Bool
+    }
+
+    /// Stage 4, rank: plate characters are usually the tallest credible text of the photo and
+    /// 5–8 long; text at the photo's top or bottom edge (date stamps, plates cut off) seldom is the
+    /// plate the photo was taken of.
+    func rank(_ reads: [RowRead], in image: GrayImage) -> [Ranked] {
+        // Rows read with a score well below the best one (bars, grilles, badges) do not set the scale.
         let bestScore = reads.map { $0.candidates[0].score * $0.layout }.max() ?? 0
         let tallest = reads.filter { $0.candidates[0].score * $0.layout >= 0.7 * bestScore }.map(\.glyphHeight).max() ?? 1
-        var ranked: [(reading: PlateReading, rank: Double, score: Double, box: (Double, Double, Double, Double))] = reads.map { r in
-            let reading = makeReading(r, scaleX: scaleX, scaleY: scaleY)
-            let n = reading.text.count
+        var ranked: [Ranked] = reads.map { r in
+            let top = r.candidates[0]
+            let n = top.text.count
             let lengthFactor = n >= 5 && n <= 8 ? 1.0 : n == 4 ? 0.6 : n > 8 ? 0.5 : 0.3
-            let score = r.candidates[0].score
-            let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
-            // Text at the photo's top or bottom edge (a camera's date stamp, a plate cut off) is
-            // seldom the plate the photo was taken of.
             let ys = r.quad.map(\.1)
-            let edge = (ys.min() ?? 0) < 0.03 * Double(image.height) || (ys.max() ?? 0) > 0.97 * Double(image.height) ? 0.5 : 1.0
-            let rank = score * lengthFactor * edge * r.layout * min(1, r.glyphHeight / tallest).squareRoot()
-            if Self.debugFolder != nil {
-                FileHandle.standardError.write(Data("rank \(reading.text) \(rank) score \(score) layout \(r.layout) edge \(edge) h \(r.glyphHeight)/\(tallest)\n".utf8))
-            }
-            return (reading, rank, score, box)
+            let atEdge = (ys.min() ?? 0) < 0.03 * Double(image.height) || (ys.max() ?? 0) > 0.97 * Double(image.height)
+            let xs = r.quad.map(\.0)
+            let atSide = (xs.min() ?? 0) < 0.01 * Double(image.width) || (xs.max() ?? 0) > 0.99 * Double(image.width)
+            let heightRatio = min(1, r.glyphHeight / tallest)
+            let rank = top.score * lengthFactor * (atEdge ? 0.5 : 1) * r.layout * heightRatio.squareRoot()
+            logger.trace("rank", metadata: ["text": "\(top.text)", "rank": "\(rank)", "score": "\(top.score)", "layout": "\(r.layout)", "edge": "\(atEdge)", "height": "\(r.glyphHeight)/\(tallest)"])
+            return Ranked(read: r, rank: rank, heightRatio: heightRatio, atEdge: atEdge, atSide: atSide)
         }
-        ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.reading.text < $1.reading.text }
-        var kept: [PlateReading] = []
+        ranked.sort { $0.rank != $1.rank ? $0.rank > $1.rank : $0.read.candidates[0].text < $1.read.candidates[0].text }
+        return ranked
+    }
+
+    /// Stage 5, verify: overlapping readings give way to the better ranked one; each kept reading
+    /// gets its evidence and, from it, its calibrated confidence.
+    func verify(_ ranked: [Ranked], scaleX: Double, scaleY: Double) -> [PlateFinding] {
+        var kept: [PlateFinding] = []
         var boxes: [(Double, Double, Double, Double)] = []
-        for r in ranked where r.score >= options.minimumScore {
-            if boxes.contains(where: { overlapFraction($0, r.box) > 0.3 }) { continue }
-            kept.append(r.reading)
-            boxes.append(r.box)
+        let first = ranked.first?.rank ?? 0
+        for r in ranked where r.read.candidates[0].score >= options.minimumScore {
+            var reading = makeReading(r.read, scaleX: scaleX, scaleY: scaleY)
+            let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
+            if boxes.contains(where: { overlapFraction($0, box) > 0.3 }) { continue }
+            let evidence = Self.evidence(r, rank: kept.count, rankRatio: first > 0 ? r.rank / first : 0)
+            reading.confidence = round4(Calibration.standard.confidence(evidence))
+            kept.append(PlateFinding(reading: reading, evidence: evidence))
+            boxes.append(box)
         }
         return kept
+    }
+
+    /// Characters of `text` that are not the first choice at their position (ends dropped are
+    /// taken evenly from both sides, as in ``makeReading``).
+    static func swaps(_ text: String, _ positions: [Position]) -> Int {
+        let offset = max(0, (positions.count - text.count) / 2)
+        return text.enumerated().filter { i, c in
+            positions.indices.contains(i + offset) && positions[i + offset].options.first?.0 != c
+        }.count
+    }
+
+    static func evidence(_ r: Ranked, rank: Int, rankRatio: Double) -> PlateEvidence {
+        let read = r.read, top = read.candidates[0]
+        let second = read.candidates.count > 1 ? read.candidates[1].score : 0
+        let m = read.likeness
+        return PlateEvidence(
+            score: top.score, runnerUp: top.score > 0 ? min(1, second / top.score) : 1, formatMatched: top.format != nil,
+            formatWeight: top.format?.weight ?? 0, mixed: top.text.contains(where: \.isLetter) && top.text.contains(where: \.isNumber),
+            swaps: swaps(top.text, read.positions),
+            length: top.text.count, layout: read.layout, heightRatio: r.heightRatio, atEdge: r.atEdge, atSide: r.atSide,
+            neighbours: read.neighbours, frameTop: m.frame.top, frameBottom: m.frame.bottom, frameLeft: m.frame.left,
+            frameRight: m.frame.right,
+            agreement: read.agreement, classifierMean: read.classifierMean, contrast: m.contrast, groundSpread: m.groundSpread,
+            borderInk: m.borderInk, strayInk: m.strayInk, heightSpread: m.heightSpread, pitchSpread: m.pitchSpread, aspect: m.aspect,
+            rank: rank, rankRatio: rankRatio)
     }
 
     /// The score kept by a reading that leaves out a stray stroke at an end of its row.
@@ -162,6 +280,14 @@ public final class PlateReader: Sendable {
         var glyphHeight: Double
         /// How plate-like the glyph row's layout is, 0–1 (see ``GlyphRow/layoutPrior``).
         var layout: Double = 1
+        /// The row's ground, border and regularity.
+        var likeness = PlateLikeness.Measure()
+        /// Share of glyphs on which Tesseract and the classifiers agree on the first choice.
+        var agreement = 0.0
+        /// The classifiers' mean probability for the characters of the best candidate.
+        var classifierMean = 0.0
+        /// Other text rows of about the same glyph height beside, above or below the row.
+        var neighbours = 0
     }
 
     /// The row that may be the upper line of a two-row plate whose lower line is `row`.
@@ -176,6 +302,27 @@ public final class PlateReader: Sendable {
             if best == nil || other.y1 > best!.y1 { best = other }
         }
         return best
+    }
+
+    /// Rows of `all` with glyphs 0.6–1.6 times as tall as `row`'s that continue its line (within
+    /// three glyph heights to either side) or stand above or below it (centres within 2.5 glyph
+    /// heights, spans overlapping): text in a sentence, a label or a sign, where a plate stands alone.
+    static func neighbours(of row: TextRow, among all: [TextRow], except partner: TextRow?) -> Int {
+        let h = row.glyphHeight
+        let cy = row.intercept + row.slope * Double(row.x0 + row.x1) / 2
+        func same(_ a: TextRow, _ b: TextRow) -> Bool {
+            let ix = min(a.x1, b.x1) - max(a.x0, b.x0), iy = min(a.y1, b.y1) - max(a.y0, b.y0)
+            return ix > 0 && iy > 0 && ix * iy * 2 > min((a.x1 - a.x0) * (a.y1 - a.y0), (b.x1 - b.x0) * (b.y1 - b.y0))
+        }
+        var count = 0
+        for other in all where other.glyphHeight > 0.6 * h && other.glyphHeight < 1.6 * h && !same(other, row) {
+            if let partner, same(other, partner) { continue }
+            let ocy = other.intercept + other.slope * Double(other.x0 + other.x1) / 2
+            let dy = abs(ocy - cy)
+            let gap = Double(max(other.x0 - row.x1, row.x0 - other.x1))
+            if dy < 0.5 * h, gap < 3 * h { count += 1 } else if dy < 2.5 * h, gap < 0 { count += 1 }
+        }
+        return count
     }
 
     private func overlapFraction(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {
@@ -205,7 +352,7 @@ public final class PlateReader: Sendable {
             var oriented = row
             oriented.lightOnDark = lightOnDark
             let rect = Rectifier.rectify(image, row: oriented)
-            if let dir = Self.debugFolder {
+            if let dir = options.diagnosticImages {
                 try? PNGWriter.write(rect.image, to: "\(dir)/rect\(row.x0)_\(row.y0)\(lightOnDark ? "_inv" : "").png")
             }
             // The two best segmentations, each with its variant with recovered glyphs if any.
@@ -225,7 +372,7 @@ public final class PlateReader: Sendable {
 
     /// Reads a prepared row with Tesseract: its line read, aligned to the glyphs and combined with
     /// the classifiers' reading glyph by glyph.
-    private func readRow(_ prepared: PreparedRow, ocr: TesseractReader, region: PlateRegion?) -> RowRead? {
+    private func readRow(_ prepared: PreparedRow, ocr: TesseractReader, region: PlateRegion?, image: GrayImage) -> RowRead? {
         let row = prepared.row, rect = prepared.rect, glyphs = prepared.glyphs
         // The models' mean: the first model's reading from preparing, the others' now.
         let models = GlyphClassifier.standard
@@ -237,7 +384,7 @@ public final class PlateReader: Sendable {
         }
         let classified = Self.positions(probabilities)
         let symbols = ocr.read(glyphs.image, layout: .line)
-        if let dir = Self.debugFolder {
+        if let dir = options.diagnosticImages {
             let name = "\(dir)/row\(row.x0)_\(row.y0)_\(glyphs.glyphs.count)"
             try? PNGWriter.write(glyphs.image, to: name + "_glyphs.png")
             try? PNGWriter.write(rect.image, to: name + "_rect.png")
@@ -245,8 +392,8 @@ public final class PlateReader: Sendable {
             for (i, m) in glyphs.masks.enumerated() {
                 try? PNGWriter.write(GrayImage(width: m.width, height: m.height, pixels: m.bits.map { $0 != 0 ? 0 : 255 }), to: name + "_m\(i).png")
             }
-            FileHandle.standardError.write(Data("\(name): \(String(symbols.map(\.character)))\n".utf8))
         }
+        logger.trace("row read", metadata: ["row": "\(row.x0),\(row.y0)", "glyphs": "\(glyphs.glyphs.count)", "ocr": "\(String(symbols.map(\.character)))"])
         // A glyph the line reader skipped is read alone, unless the classifiers are sure of it.
         let sure = classified.map { ($0.options.first?.1 ?? 0) >= 0.9 }
         var tesseract = Self.alignPerGlyph(symbols, to: glyphs, ocr: ocr, skip: sure)
@@ -303,9 +450,18 @@ public final class PlateReader: Sendable {
             rect.toSource(Double(u1) + 0.35 * g, Double(v1) + 0.3 * g),
             rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
         ]
+        // Evidence for the verifier: do both readers see the same characters, and are they sure?
+        let agreement = tesseract.count == classified.count && !classified.isEmpty
+            ? Double(zip(tesseract, classified).filter { t, c in t.count == 1 && t[0].options.first?.0 == c.options.first?.0 }.count)
+                / Double(classified.count) : 0
+        let offset = max(0, (classified.count - top.text.count) / 2)
+        let chosen = top.text.enumerated().map { i, c in
+            classified.indices.contains(i + offset) ? classified[i + offset].options.first { $0.0 == c }?.1 ?? 0 : 0
+        }
         return RowRead(
             candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight,
-            layout: best.glyphs.layoutPrior)
+            layout: best.glyphs.layoutPrior, likeness: PlateLikeness.measure(rect, glyphs, in: image), agreement: agreement,
+            classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
     }
 
     private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {
@@ -411,11 +567,6 @@ public final class PlateReader: Sendable {
 
     /// Tesseract's share of a glyph's vote; the glyph classifiers have the rest.
     static let tesseractWeight = 0.4
-
-    /// Diagnostics for development: when `SEER_PLATE_DEBUG` names a folder, each row read is
-    /// written there as PNG (straightened crop and clean glyph row) and rows, OCR text and timings
-    /// go to standard error.
-    static let debugFolder: String? = ProcessInfo.processInfo.environment["SEER_PLATE_DEBUG"]
 
     /// Sizes, relative to the first reading, of the further readings that vote.
     static let voteScales = [0.7]

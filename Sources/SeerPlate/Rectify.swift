@@ -31,6 +31,8 @@ struct GlyphRow {
     var extent: (Int, Int, Int, Int)
     /// Whether glyphs were recovered from empty slots of the row (`Rectifier.recoverSlots`).
     var recovered = false
+    /// Each kept glyph's box in the straightened crop (same order as `glyphs`), inclusive bounds.
+    var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = []
 
     /// How plate-like the row's layout is, 0–1. Plate characters are evenly spaced with at most
     /// one wider gap (a separator, a sticker or an emblem between groups), and only a few of them
@@ -166,9 +168,6 @@ enum Rectifier {
             if let (second, secondMedian) = selectRow(clipped, labels: &bandLabels, minimumGlyphs: minimumGlyphs, band: (top, bottom)),
                 second.count > row.count
             {
-                if PlateReader.debugFolder != nil {
-                    FileHandle.standardError.write(Data("band \(top)-\(bottom): \(row.map { "\($0.x0)/\($0.y0)-\($0.y1)" }) -> \(second.map { "\($0.x0)/\($0.y0)-\($0.y1)w\($0.width)" })\n".utf8))
-                }
                 row = second
                 median = secondMedian
                 labels = bandLabels
@@ -338,7 +337,8 @@ enum Rectifier {
             glyphs: placed,
             masks: masks,
             crops: crops,
-            extent: (left, right, top, bottom))
+            extent: (left, right, top, bottom),
+            boxes: row.map { ($0.x0, $0.y0, $0.x1, $0.y1) })
         return (glyphRow, score)
     }
 }

@@ -44,11 +44,9 @@ struct OCRSymbol: Sendable {
     var x1: Int
 }
 
-/// Where Tesseract's language data lives: `TESSDATA_PREFIX`, else the Debian location.
-func tessdataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    if let prefix = environment["TESSDATA_PREFIX"], !prefix.isEmpty {
-        return prefix
-    }
+/// Where Tesseract's language data lives when the caller names no folder: the Debian locations.
+/// (The `seer` executable passes `TESSDATA_PREFIX` on as the folder; the library reads no environment.)
+func tessdataDirectory() -> String {
     for dir in ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata", "/usr/share/tessdata"]
     where FileManager.default.fileExists(atPath: dir + "/eng.traineddata") {
         return dir
@@ -78,12 +76,8 @@ final class TesseractReader {
         guard FileManager.default.fileExists(atPath: file) else {
             throw PlateError(
                 code: .missingLanguageData,
-                message: "Tesseract language data not found: \(file). Install tesseract-ocr-eng or set TESSDATA_PREFIX to the folder holding eng.traineddata.")
+                message: "Tesseract language data not found: \(file). Install tesseract-ocr-eng, or name the folder holding eng.traineddata (Engine.Configuration.tessdata; seer: --tessdata or TESSDATA_PREFIX).")
         }
-        // Workers run in parallel; each Tesseract must stay on its own core. Tesseract (and its
-        // OpenMP runtime) is loaded on first use, so the limit set here takes effect when nothing
-        // loaded OpenMP before; see `OCRThreads.limitToOnePerWorker()`.
-        setenv("OMP_THREAD_LIMIT", "1", 0)
         var reason = [CChar](repeating: 0, count: 300)
         guard seer_loader_open(Int32(SEER_LIBRARY_TESSERACT), &reason, reason.count) == 0 else {
             throw PlateError(
@@ -180,31 +174,5 @@ final class TesseractPool: Sendable {
         defer { idle.withLock { $0.append(id) } }
         let reader = readers.withLock { $0[id]!.reader }
         return try body(reader)
-    }
-}
-
-/// OpenMP thread limits for Tesseract.
-public enum OCRThreads {
-    /// Makes sure Tesseract runs single-threaded inside each worker.
-    ///
-    /// Tesseract's LSTM opens OpenMP teams of up to four threads per call; with one worker per core
-    /// they oversubscribe the machine and their spin-waiting costs more than it saves (measured
-    /// here: 2.9× the CPU time per photo). The OpenMP runtime reads `OMP_THREAD_LIMIT` only when
-    /// it is loaded. Call this first thing in an executable: when the variable is absent it sets
-    /// `OMP_THREAD_LIMIT=1`; that is enough while the runtime is not loaded yet (Tesseract is
-    /// loaded on first use). If something already loaded it, the program is re-executed with the
-    /// same arguments (Linux, through `/proc/self/exe`) so the limit applies; when re-executing
-    /// fails it returns and nothing changes.
-    public static func limitToOnePerWorker() {
-        guard getenv("OMP_THREAD_LIMIT") == nil else { return }
-        setenv("OMP_THREAD_LIMIT", "1", 1)
-        #if os(Linux)
-        guard dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD) != nil else { return }
-        var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) }
-        argv.append(nil)
-        execv("/proc/self/exe", argv)
-        // Only reached when exec failed: carry on as we are.
-        for p in argv { free(p) }
-        #endif
     }
 }

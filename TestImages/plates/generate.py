@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Renders the plate test scenes in this folder (run from anywhere; needs Pillow).
 
+Also renders `nonplates/`: scenes with text that is not a plate (signs, labels, a caption under a
+code, a screen, a shirt, a receipt), where a reader must report no plate; `nonplates/manifest.csv`
+says what each shows.
+
 Each scene is a synthetic car-park picture: a textured background with clutter, one licence plate
 rendered in a plate-like font (DejaVu Sans Bold from fonts-dejavu-core, Nimbus Sans Narrow Bold from
 fonts-urw-base35), then tilted, put in perspective, blurred, noised or dirtied. `manifest.csv` lists
@@ -113,6 +117,70 @@ def _coeffs(pa, pb):
     return np.linalg.solve(a, b).tolist()
 
 
+# name, what, lines, ink, ground, font, effects
+NONPLATES = [
+    ("sign-bordered", "a bordered sign, one plate-sized word", ["NO PARKING"], (200, 20, 20), (245, 245, 240), "dejavu", {"border": True}),
+    ("label-lines", "a product label: batch, lot and date lines of one size", ["BATCH 4821", "LOT AB123CD", "EXP 2027 03"], (20, 20, 25), (250, 250, 245), "dejavu", {}),
+    ("code-caption", "a caption under a code's modules", ["SCAN ME"], (20, 20, 25), (250, 250, 250), "dejavu", {"modules": True}),
+    ("screen", "light text on a dark screen, several lines", ["ERROR 404", "CODE 7A3F", "RETRY IN 30"], (120, 240, 140), (20, 25, 30), "nimbus", {}),
+    ("shirt", "print on a creased shirt", ["TEAM 2024"], (240, 240, 240), (30, 60, 140), "dejavu", {"fabric": True}),
+    ("receipt", "a receipt: lines of small text with a plate-like code among them", ["TOTAL 12.40", "REG KVT4821", "CARD 4412", "THANK YOU"], (40, 40, 40), (236, 234, 226), "nimbus", {"small": True}),
+    ("street-sign", "a street sign: a name and a number", ["MAIN ST 100"], (250, 250, 250), (20, 110, 60), "dejavu", {"border": True}),
+    ("poster", "a poster: a headline and a line of words under it", ["BIG SALE", "UP TO 50 OFF"], (10, 10, 10), (250, 220, 40), "dejavu", {}),
+]
+
+
+def nonplate_scene(rng, lines, ink, ground, font_path, fx):
+    """A card of text (sign, label, screen…) pasted on the same cluttered background as the plates."""
+    W, H = 640, 420
+    bg = Image.new("RGB", (W, H))
+    d = ImageDraw.Draw(bg)
+    for y in range(H):
+        v = int(90 + 80 * y / H)
+        d.line([(0, y), (W, y)], fill=(v, v - 10, v - 20))
+    for _ in range(25):
+        x, y = rng.randrange(W), rng.randrange(H)
+        c = rng.randrange(40, 200)
+        d.rectangle([x, y, x + rng.randrange(10, 90), y + rng.randrange(5, 40)], fill=(c, c, c))
+    char_h = 22 if fx.get("small") else 40
+    font = ImageFont.truetype(font_path, int(char_h * 1.35))
+    widths = [font.getbbox(t)[2] - font.getbbox(t)[0] for t in lines]
+    gap = int(char_h * 0.55)
+    top = 170 if fx.get("modules") else 24
+    cw = max(widths) + 60
+    ch = top + len(lines) * char_h + (len(lines) - 1) * gap + 30
+    card = Image.new("RGB", (cw, ch), ground)
+    cd = ImageDraw.Draw(card)
+    if fx.get("border"):
+        cd.rectangle([4, 4, cw - 5, ch - 5], outline=ink, width=5)
+    if fx.get("modules"):
+        n, m = 21, 7
+        x0 = (cw - n * m) // 2
+        for i in range(n):
+            for j in range(n):
+                if rng.random() < 0.5 or (i < 7 and j < 7) or (i < 7 and j >= n - 7) or (i >= n - 7 and j < 7):
+                    cd.rectangle([x0 + j * m, 10 + i * m, x0 + j * m + m - 1, 10 + i * m + m - 1], fill=ink)
+    for i, t in enumerate(lines):
+        box = font.getbbox(t)
+        x = (cw - (box[2] - box[0])) // 2 - box[0]
+        y = top + i * (char_h + gap) - box[1]
+        cd.text((x, y), t, font=font, fill=ink)
+    if fx.get("fabric"):
+        px = card.load()
+        for yy in range(ch):
+            for xx in range(cw):
+                r, g, b = px[xx, yy]
+                e = int(18 * ((xx * 7 + yy * 3) % 11 - 5) / 5) + rng.randint(-10, 10)
+                px[xx, yy] = (max(0, min(255, r + e)), max(0, min(255, g + e)), max(0, min(255, b + e)))
+        card = card.rotate(4, resample=Image.BICUBIC, expand=True, fillcolor=(90, 80, 70))
+    if card.width > W - 20:
+        card = card.resize((W - 20, int(card.height * (W - 20) / card.width)), Image.LANCZOS)
+    x = (W - card.width) // 2 + rng.randrange(-20, 20)
+    y = max(0, (H - card.height) // 2)
+    bg.paste(card, (x, y))
+    return bg.filter(ImageFilter.GaussianBlur(0.6))
+
+
 def main():
     rng = random.Random(4)
     rows = []
@@ -125,6 +193,17 @@ def main():
     with open(os.path.join(HERE, "manifest.csv"), "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["file", "text", "region", "effects"])
+        w.writerows(rows)
+    folder = os.path.join(HERE, "nonplates")
+    os.makedirs(folder, exist_ok=True)
+    rows = []
+    for name, what, lines, ink, ground, font, fx in NONPLATES:
+        img = nonplate_scene(rng, lines, ink, ground, FONTS[font], fx)
+        img.convert("L").save(os.path.join(folder, name + ".png"), optimize=True)
+        rows.append([name + ".png", what])
+    with open(os.path.join(folder, "manifest.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "what"])
         w.writerows(rows)
 
 

@@ -1,30 +1,15 @@
 import Foundation
 import SeerImage
+import SeerTestSupport
 import Testing
 
 /// Runs the built `seer` next to the test bundle: `seer plate read` and `seer plate normalize`.
 @Suite struct PlateCLITests {
-    static let seer: URL = {
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0])
-        var dir = runner.deletingLastPathComponent()
-        if dir.lastPathComponent.hasSuffix(".xctest") || dir.path.contains(".xctest/") {
-            while dir.path.contains(".xctest") { dir = dir.deletingLastPathComponent() }
-        }
-        return dir.appendingPathComponent("seer")
-    }()
+    static let seer = URL(fileURLWithPath: SeerBinary.path)
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = Self.seer
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let run = try SeerBinary.run(arguments, environment: environment)
+        return (run.status, run.out, run.err)
     }
 
     @Test func readPrintsOneJSONLinePerPhoto() throws {

@@ -10,7 +10,6 @@ the classifier's top-1 accuracy, top-1 with look-alikes folded (O 0 D Q, 1 I, 8 
 and Tesseract's own top-1 on the rows it read with the right length. Measurement only.
 """
 import argparse
-import base64
 import csv
 import glob
 import os
@@ -29,12 +28,10 @@ import glyphs  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def load_model(swift_file):
-    """(input kind, classes, parameters) of a generated Swift model file."""
-    text = open(swift_file).read()
-    kind = "grey" if "glyphGreyModelBase64" in text else "mask"
-    body = text.split('"""')[1].replace("\\\n", "").strip()
-    blob = base64.b64decode(body)
+def load_model(path):
+    """(input kind, classes, parameters) of a model file (Sources/SeerPlate/Resources/glyph-*.sgc)."""
+    blob = open(path, "rb").read()
+    kind = "grey" if "grey" in os.path.basename(path) else "mask"
     assert blob[:4] == b"SGC1"
     c1, c2, c3, hidden, classes = struct.unpack("<5i", blob[4:24])
     chars = blob[24:24 + classes].decode()
@@ -91,7 +88,7 @@ def main():
     if not os.path.isdir(args.data):
         print(f"{args.data} not found; skipping")
         return
-    paths = args.model or [os.path.join(ROOT, "Sources", "SeerPlate", f) for f in ("GlyphMaskModel.swift", "GlyphGreyModel.swift")]
+    paths = args.model or [os.path.join(ROOT, "Sources", "SeerPlate", "Resources", f) for f in ("glyph-mask.sgc", "glyph-grey.sgc")]
     models = [load_model(p) for p in paths if os.path.exists(p)]
     chars = models[0][1]
     folds = ["O0DQ", "1I", "8B", "2Z", "5S"]
