@@ -1,9 +1,13 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
-/// Warnings are errors in CI (`SEER_STRICT=1`), plain warnings at a desk.
+// No target of any product uses unsafe flags, so any package can depend on Seer by URL.
+
+/// Warnings are errors in CI (`SEER_STRICT=1`), plain warnings at a desk. (A package that depends on
+/// Seer never sees this: warning settings of dependencies do not apply to their users' builds.)
 let strict = Context.environment["SEER_STRICT"] == "1"
-let swiftSettings: [SwiftSetting] = strict ? [.unsafeFlags(["-warnings-as-errors"])] : []
+let swiftSettings: [SwiftSetting] = strict ? [.treatAllWarnings(as: .error)] : []
+let cSettings: [CSetting] = strict ? [.treatAllWarnings(as: .error)] : []
 
 let package = Package(
     name: "Seer",
@@ -15,6 +19,8 @@ let package = Package(
         .library(name: "SeerStore", targets: ["SeerStore"]),
         .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
         .library(name: "SeerQR", targets: ["SeerQR"]),
+        .library(name: "SeerPlate", targets: ["SeerPlate"]),
+        .library(name: "SeerPlateText", targets: ["SeerPlateText"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -34,25 +40,34 @@ let package = Package(
         // Headers only: these two are loaded on first use by CSeerLoader, not linked (see its stubs).
         .systemLibrary(name: "CZBar"),
         .systemLibrary(name: "CTesseract"),
+        // Headers only as well: HEIC and WebP decoding load libheif (and its codecs) and libwebp on
+        // first use, so a JPEG or PNG never pays for them.
+        .systemLibrary(name: "CHeif"),
+        .systemLibrary(name: "CWebP"),
         .target(
             name: "CSeerLoader",
-            dependencies: ["CZBar", "CTesseract"],
-            cSettings: [.unsafeFlags(["-O2"])],
+            dependencies: ["CZBar", "CTesseract", "CHeif", "CWebP"],
+            cSettings: cSettings,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
         .target(
             name: "CSeerShims",
             dependencies: ["CJPEG"],
-            cSettings: [.unsafeFlags(["-O2"])]),
+            cSettings: cSettings),
 
         .target(
             name: "SeerImage",
-            dependencies: ["CPNG", "CSeerShims", "CSeerLoader"],
+            dependencies: ["CPNG", "CSeerShims", "CSeerLoader", "CHeif", "CWebP"],
+            swiftSettings: swiftSettings),
+        // Plate text shared by reading and verification: regions, countries, the canonical form,
+        // typed-plate validation and the one confusion table. No dependencies.
+        .target(
+            name: "SeerPlateText",
             swiftSettings: swiftSettings),
         // Verification: payload parsing, signatures, verdicts, plate owners, charger actions. No pixels.
         .target(
             name: "SeerVerify",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         // The embedded store: one SQLite file through GRDB.
         .target(
@@ -62,12 +77,19 @@ let package = Package(
         // QR Code encoder for demo and test codes.
         .target(
             name: "SeerCodegen",
-            dependencies: ["SeerImage"],
+            dependencies: ["SeerImage", "SeerQR"],
             swiftSettings: swiftSettings),
         .target(
             name: "SeerPlate",
-            dependencies: ["SeerImage", "CTesseract", "CSeerLoader"],
-            resources: [.embedInCode("Resources/grammars.txt")],
+            dependencies: [
+                "SeerImage", "SeerPlateText", "CTesseract", "CSeerLoader", .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [
+                .embedInCode("Resources/grammars.txt"),
+                // The glyph classifiers' weights (scripts/plate-glyphs/train.py writes them).
+                .embedInCode("Resources/glyph-mask.sgc"),
+                .embedInCode("Resources/glyph-grey.sgc"),
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "SeerQR",
@@ -75,7 +97,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "Seer",
-            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerCodegen", "SeerPlate", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerCodegen", "SeerPlate", "SeerPlateText",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
@@ -84,10 +109,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings,
-            // `seer` is a command often run once per photo: a fixed-address release binary skips
-            // relocating itself at start-up. Build with --static-swift-stdlib (scripts do) for the rest.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"], .when(configuration: .release))]),
+            swiftSettings: swiftSettings),
+        // Test helpers shared by the test targets: running the built `seer`, temporary folders.
+        .target(
+            name: "SeerTestSupport",
+            path: "Tests/SeerTestSupport",
+            swiftSettings: swiftSettings),
 
         .testTarget(
             name: "SeerImageTests",
@@ -95,20 +122,25 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerPlateTests",
-            dependencies: ["SeerPlate", "SeerImage"],
+            dependencies: ["SeerPlate", "SeerImage", "SeerTestSupport"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "plate-bench",
-            dependencies: ["Seer"],
+            dependencies: ["Seer", "SeerPlate"],
             path: "Benchmarks/plates",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "soak-bench",
+            dependencies: ["Seer"],
+            path: "Benchmarks/soak",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerVerifyTests",
-            dependencies: ["SeerVerify", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerStoreTests",
-            dependencies: ["SeerStore", "SeerVerify", "Seer"],
+            dependencies: ["SeerStore", "SeerVerify", "Seer", "SeerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCodegenTests",
@@ -117,11 +149,12 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerQRTests",
-            dependencies: ["SeerQR", "Seer"],
+            dependencies: ["SeerQR", "Seer", "SeerCodegen", "SeerTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
-            dependencies: ["seer", "SeerImage", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["seer", "Seer", "SeerImage", "SeerTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            exclude: ["Golden"],
             swiftSettings: swiftSettings),
     ]
 )

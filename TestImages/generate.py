@@ -4,7 +4,8 @@
 Every pixel is a function the tests know (see Tests/SeerImageTests/Patterns.swift): the generator draws
 the same formulas, so a test can compare a decoded image with what was drawn.
 
-Needs: pip install pillow numpy; apt libjpeg-turbo-progs (cjpeg, jpegtran).
+Needs: pip install pillow numpy; apt libjpeg-turbo-progs (cjpeg, jpegtran), libheif-examples (heif-enc)
+and webp (cwebp, img2webp, webpmux).
 Run from anywhere: python3 TestImages/generate.py
 """
 import io
@@ -13,10 +14,15 @@ import struct
 import subprocess
 import zlib
 
+import sys
+import tempfile
+
 import numpy as np
 from PIL import Image
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, ROOT)
+from heifmux import coded_image, write_heif  # noqa: E402
 W, H = 64, 48
 
 
@@ -244,12 +250,149 @@ def malformed_fixtures():
     # Real files in formats Seer recognises but does not decode.
     small = Image.fromarray(gray_pattern(), "L")
     small.save(out("malformed", "image.gif"))
-    small.convert("RGB").save(out("malformed", "image.webp"))
     small.save(out("malformed", "image.bmp"))
     small.save(out("malformed", "image.tiff"))
-    # HEIC: the ISO-BMFF ftyp box a phone writes (the rest is not needed to recognise the format).
+    # HEIC: the ISO-BMFF ftyp box a phone writes and nothing else: recognised, but no image in it.
     with open(out("malformed", "image.heic"), "wb") as f:
         f.write(struct.pack(">I", 24) + b"ftypheic" + struct.pack(">I", 0) + b"mif1heic")
+
+
+# ---- HEIC and WebP (heif-enc, cwebp, img2webp, webpmux; heifmux.py for grids and transformations) ----
+def run(*args):
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def encode_heic(pixels, path, *options):
+    """heif-enc on a PNG of `pixels` (H×W×3 or H×W×4 uint8, or uint16 for 10 bits)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        png = os.path.join(tmp, "in.png")
+        if pixels.dtype == np.uint16:
+            write_png(png, pixels, 2, 16)
+        else:
+            Image.fromarray(pixels).save(png)
+        run("heif-enc", *options, "-o", path, png)
+    return open(path, "rb").read()
+
+
+def coded(pixels, *options):
+    """The HEVC-coded image (hvcC, width, height, data) heif-enc makes of `pixels`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return coded_image(encode_heic(pixels, os.path.join(tmp, "t.heic"), *options))
+
+
+def exif_orientation(o):
+    exif = Image.Exif()
+    exif[0x0112] = o
+    return exif.tobytes()[6:] if exif.tobytes().startswith(b"Exif") else exif.tobytes()
+
+
+# irot (quarter turns anti-clockwise) then imir for each EXIF orientation. The imir axis is as libheif
+# 1.15 applies it (0: top and bottom swap, 1: left and right), the library Seer decodes with.
+HEIF_TRANSFORMS = {1: (None, None), 2: (None, 1), 3: (2, None), 4: (None, 0), 5: (3, 1), 6: (3, None), 7: (3, 0), 8: (1, None)}
+
+
+def grid_pattern(width, height):
+    """A grey picture with detail in every tile (mirrored in Patterns.swift)."""
+    y, x = np.mgrid[0:height, 0:width]
+    return ((x * 2 + y * 3 + (x // 16) * 40 + (y // 16) * 25) % 256).astype(np.uint8)
+
+
+def heic_fixtures():
+    rgb = rgb_pattern()
+    encode_heic(rgb, out("heic", "rgb.heic"), "-q", "95")
+    encode_heic(rgb.astype(np.uint16) * 257, out("heic", "rgb-10bit.heic"), "-q", "95", "-b", "10")
+    rgba = np.concatenate([rgb, alpha_pattern()[..., None]], axis=-1)
+    encode_heic(rgba, out("heic", "rgba.heic"), "-q", "95")
+    # A grid as iPhones write them: 64×64 tiles, 2 rows × 3 columns, cropped to 180×100 by the grid.
+    full = grid_pattern(192, 128)
+    tiles = [coded(np.repeat(full[r * 64:(r + 1) * 64, c * 64:(c + 1) * 64, None], 3, axis=-1), "-q", "95")
+             for r in range(2) for c in range(3)]
+    write_heif(out("heic", "grid.heic"), tiles, grid=(2, 3, 180, 100))
+    # The eight orientations as irot/imir boxes over stored quadrants.
+    shown = quadrant_image()
+    for o in range(1, 9):
+        stored = np.ascontiguousarray(stored_for(shown, o))
+        tile = coded(np.repeat(stored[..., None], 3, axis=-1), "-q", "95")
+        irot, imir = HEIF_TRANSFORMS[o]
+        # heif-enc codes whole 64×64 blocks: a one-tile grid crops to the picture, as heif-enc does.
+        h, w = stored.shape
+        write_heif(out("heic", f"orientation-{o}.heic"), [tile], grid=(1, 1, w, h), irot=irot, imir=imir)
+    # EXIF orientation alone (as heif-enc keeps a JPEG's), and both as an iPhone writes them: the
+    # boxes turn the picture, the EXIF tag repeats what they do and must not turn it again.
+    stored = np.ascontiguousarray(stored_for(shown, 6))
+    tile = coded(np.repeat(stored[..., None], 3, axis=-1), "-q", "95")
+    h, w = stored.shape
+    write_heif(out("heic", "exif-6.heic"), [tile], grid=(1, 1, w, h), exif=exif_orientation(6))
+    write_heif(out("heic", "irot-and-exif-6.heic"), [tile], grid=(1, 1, w, h), irot=3, exif=exif_orientation(6))
+
+
+def webp_fixtures():
+    rgb = rgb_pattern()
+    rgba = np.concatenate([rgb, alpha_pattern()[..., None]], axis=-1)
+    with tempfile.TemporaryDirectory() as tmp:
+        png, png_a = os.path.join(tmp, "rgb.png"), os.path.join(tmp, "rgba.png")
+        Image.fromarray(rgb).save(png)
+        Image.fromarray(rgba).save(png_a)
+        run("cwebp", "-q", "95", png, "-o", out("webp", "lossy.webp"))
+        run("cwebp", "-lossless", png, "-o", out("webp", "lossless.webp"))
+        run("cwebp", "-lossless", "-exact", png_a, "-o", out("webp", "alpha-lossless.webp"))
+        run("cwebp", "-q", "95", "-alpha_q", "100", "-exact", png_a, "-o", out("webp", "alpha-lossy.webp"))
+        # An animation: the first frame is the pattern, the second its negative.
+        neg = os.path.join(tmp, "neg.png")
+        Image.fromarray(255 - rgb).save(neg)
+        run("img2webp", "-lossless", png, neg, "-o", out("webp", "animated.webp"))
+        # EXIF orientation 6 on a stored (turned) quadrant picture.
+        q = os.path.join(tmp, "q.png")
+        Image.fromarray(np.ascontiguousarray(stored_for(quadrant_image(), 6))).save(q)
+        plain = os.path.join(tmp, "q.webp")
+        run("cwebp", "-lossless", q, "-o", plain)
+        exif = os.path.join(tmp, "exif.bin")
+        with open(exif, "wb") as f:
+            f.write(exif_orientation(6))
+        run("webpmux", "-set", "exif", exif, plain, "-o", out("webp", "exif-6.webp"))
+
+
+def heic_webp_malformed():
+    heic = open(out("heic", "grid.heic"), "rb").read()
+    webp = open(out("webp", "lossy.webp"), "rb").read()
+    with open(out("malformed", "truncated.heic"), "wb") as f:
+        f.write(heic[: len(heic) * 7 // 10])
+    with open(out("malformed", "truncated.webp"), "wb") as f:
+        f.write(webp[: len(webp) * 6 // 10])
+    # Tiles whose first NAL unit header is damaged: libde265 refuses the data. (Damage deeper in a
+    # slice is concealed by libde265 and not reported through libheif 1.15: see RELIABILITY.md.)
+    hvcc, w, h, data = coded_image(heic)
+    bad = bytearray(data)
+    bad[4] = 0xFE
+    write_heif(out("malformed", "bad-hevc.heic"), [(hvcc, w, h, bytes(bad))] * 6, grid=(2, 3, 180, 100))
+    # An HEVC configuration whose sequence parameter set claims more bytes than its box holds:
+    # libheif 1.15 crashes on it, so Seer refuses it before libheif sees it.
+    at, arrays = 8 + 23, []
+    for _ in range(hvcc[8 + 22]):
+        count = int.from_bytes(hvcc[at + 1:at + 3], "big")
+        at += 3
+        for _ in range(count):
+            length = int.from_bytes(hvcc[at:at + 2], "big")
+            arrays.append((hvcc[at - 3 if not arrays else at] & 0x3F, at, length))
+            at += 2 + length
+    sps_at = arrays[1][1]
+    bad_hvcc = bytearray(hvcc)
+    bad_hvcc[sps_at:sps_at + 2] = (arrays[1][2] + 500).to_bytes(2, "big")
+    write_heif(out("malformed", "bad-hvcc.heic"), [(bytes(bad_hvcc), w, h, data)] * 6, grid=(2, 3, 180, 100))
+    # A grid that says it is 60000×60000: refused from the boxes.
+    tile = coded(np.repeat(grid_pattern(64, 64)[..., None], 3, axis=-1), "-q", "50")
+    write_heif(out("malformed", "huge.heic"), [tile], grid=(1, 1, 60000, 60000))
+    # A lossless WebP whose header says 16384×16384 (268 megapixels) over a few bytes of data.
+    bits = (16384 - 1) | (16384 - 1) << 14
+    vp8l = b"\x2f" + bits.to_bytes(4, "little") + bytes(27)
+    body = b"WEBP" + b"VP8L" + struct.pack("<I", len(vp8l)) + vp8l
+    with open(out("malformed", "huge.webp"), "wb") as f:
+        f.write(b"RIFF" + struct.pack("<I", len(body)) + body)
+    # AVIF: recognised, still not decoded.
+    with tempfile.TemporaryDirectory() as tmp:
+        png = os.path.join(tmp, "in.png")
+        Image.fromarray(gray_pattern()).save(png)
+        run("heif-enc", "-A", "-q", "50", "-o", out("malformed", "image.avif"), png)
 
 
 if __name__ == "__main__":
@@ -257,3 +400,6 @@ if __name__ == "__main__":
     jpeg_fixtures()
     orientation_fixtures()
     malformed_fixtures()
+    heic_fixtures()
+    webp_fixtures()
+    heic_webp_malformed()

@@ -1,4 +1,7 @@
 import SeerImage
+#if canImport(Glibc)
+import Glibc
+#endif
 import SeerPlate
 import SeerQR
 
@@ -59,21 +62,37 @@ extension Engine {
     ///     read, a plate found inside a code that was read is dropped (the code's modules, not a plate).
     ///   - region: the region whose plate grammars decide readings, or nil for all.
     ///   - includeImage: also keep the colour image (for annotation).
-    /// - Throws: ``ImageError`` for a photo that cannot be decoded, ``PlateError`` when plates were
-    ///   asked for and Tesseract cannot start.
+    ///   - minimumPlateConfidence: plates below this confidence are left out; nil takes the
+    ///     reader's ``PlateReader/Options/minimumConfidence``.
+    /// - Throws: ``ImageError`` for a photo that cannot be decoded, ``CodeReaderError`` when codes
+    ///   were asked for and libzbar cannot be loaded, ``PlateError`` when plates were asked for and
+    ///   Tesseract cannot start.
     public func scanPhoto(
-        contentsOf path: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false
+        contentsOf path: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false,
+        minimumPlateConfidence: Double? = nil
     ) throws -> PhotoScan {
+        let start = Stopwatch()
         let bytes = try ImageDecoder.readFile(path, limit: configuration.decode.byteLimit)
-        return try scanPhoto(bytes, file: path, reading: targets, region: region, includeImage: includeImage)
+        return try scanPhoto(
+            bytes, file: path, reading: targets, region: region, includeImage: includeImage,
+            minimumPlateConfidence: minimumPlateConfidence, since: start)
     }
 
     /// Reads codes and/or plates in a photo held in memory (see ``scanPhoto(contentsOf:reading:region:includeImage:)``);
     /// `file` is the name reported.
     public func scanPhoto(
-        _ bytes: [UInt8], file: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false
+        _ bytes: [UInt8], file: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false,
+        minimumPlateConfidence: Double? = nil
     ) throws -> PhotoScan {
-        let start = ContinuousClock.now
+        try scanPhoto(
+            bytes, file: file, reading: targets, region: region, includeImage: includeImage,
+            minimumPlateConfidence: minimumPlateConfidence, since: Stopwatch())
+    }
+
+    func scanPhoto(
+        _ bytes: [UInt8], file: String, reading targets: ScanTargets, region: PlateRegion?, includeImage: Bool,
+        minimumPlateConfidence: Double?, since start: Stopwatch
+    ) throws -> PhotoScan {
         let info = try ImageDecoder.info(of: bytes)
         let preset = codeReader.options.preset
         let codeScale = CodeReader.decodeScale(width: info.width, height: info.height, preset: preset)
@@ -88,16 +107,27 @@ extension Engine {
             if preset == .fast { options.fastDCT = true }
         }
         let decoded = try ImageDecoder.decode(bytes, options: options)
+        let decodedAfter = start.milliseconds
+        let decodedAfterCPU = start.cpuMilliseconds
 
         var symbols: [Symbol] = []
         if targets.contains(.codes) {
             if options.scale == codeScale {
-                symbols = codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY)
+                // Codes too small for the reduced decoding are read from one at twice the resolution.
+                var finer: (@Sendable () -> GrayImage?)?
+                if codeScale > 1 {
+                    var finerOptions = options
+                    finerOptions.scale = codeScale / 2
+                    finerOptions.includeRGB = false
+                    let chosen = finerOptions
+                    finer = { try? ImageDecoder.decode(bytes, options: chosen).gray }
+                }
+                symbols = try codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY, finer: finer)
             } else {
                 // Decoded in full for the plates: the codes get the reduction their preset works at.
                 // Each reduced pixel averages a codeScale×codeScale block, so coordinates scale by it exactly.
                 let factor = codeScale / options.scale
-                symbols = codeReader.read(
+                symbols = try codeReader.read(
                     decoded.gray.downscaled(by: factor),
                     scaleX: decoded.scaleX * Double(factor), scaleY: decoded.scaleY * Double(factor))
             }
@@ -105,14 +135,22 @@ extension Engine {
         var plates: [PlateReading]? = nil
         if targets.contains(.plates) {
             // A code's modules can pass for a row of glyphs: a "plate" inside a code that was read is that code.
-            plates = try readPlates(in: decoded, region: region).filter { plate in
+            plates = try readPlates(in: decoded, region: region, minimumConfidence: minimumPlateConfidence).filter { plate in
                 !symbols.contains { Self.center(of: plate.corners).isInside($0.corners, grownBy: 1.1) }
             }
         }
-        let d = ContinuousClock.now - start
-        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-        let report = ScanReport(
-            file: file, info: decoded.info, symbols: symbols, plates: plates, milliseconds: (ms * 100).rounded() / 100)
+        func round2(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+        var report = ScanReport(
+            file: file, info: decoded.info, symbols: symbols, plates: plates, milliseconds: round2(start.milliseconds))
+        report.decodeMilliseconds = round2(decodedAfter)
+        report.cpuMilliseconds = round2(start.cpuMilliseconds)
+        report.decodeCpuMilliseconds = round2(decodedAfterCPU)
+        logger.debug(
+            "scanned photo",
+            metadata: [
+                "file": "\(file)", "size": "\(decoded.info.width)x\(decoded.info.height)", "decodeScale": "\(options.scale)",
+                "codes": "\(symbols.count)", "plates": "\(plates.map { "\($0.count)" } ?? "-")", "ms": "\(report.milliseconds ?? 0)",
+            ])
         return PhotoScan(report: report, symbols: symbols, plates: plates ?? [], image: decoded.rgb, imageScale: decoded.scaleX)
     }
 
@@ -121,4 +159,25 @@ extension Engine {
         guard !points.isEmpty else { return Point(x: -1, y: -1) }
         return Point(x: points.map { $0[0] }.reduce(0, +) / Double(points.count), y: points.map { $0[1] }.reduce(0, +) / Double(points.count))
     }
+}
+
+/// Wall-clock and this thread's processor time since it was made.
+struct Stopwatch {
+    let wall = ContinuousClock.now
+    let cpu = Stopwatch.threadCPU()
+
+    static func threadCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+    }
+
+    /// Wall-clock milliseconds elapsed.
+    var milliseconds: Double {
+        let d = ContinuousClock.now - wall
+        return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    /// Processor milliseconds this thread spent.
+    var cpuMilliseconds: Double { Self.threadCPU() - cpu }
 }

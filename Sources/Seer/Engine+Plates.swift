@@ -1,24 +1,26 @@
 import SeerPlate
-import Synchronization
 
-@_exported import enum SeerPlate.PlateRegion
+@_exported import SeerPlateText
 @_exported import struct SeerPlate.PlateReading
+@_exported import struct SeerPlate.PlateCharacter
+@_exported import struct SeerPlate.PlateCandidate
 @_exported import struct SeerPlate.PlateGrammar
+@_exported import struct SeerPlate.PlateFormat
 @_exported import struct SeerPlate.PlateNormalization
 @_exported import struct SeerPlate.PlateError
-@_exported import enum SeerPlate.OCRThreads
 @_exported import class SeerPlate.PlateReader
-
-/// One plate reader per process: Tesseract's model is loaded once per worker and reused.
-private let sharedPlateReader = Mutex<PlateReader?>(nil)
+@_exported import struct SeerPlate.PlateEvidence
+@_exported import struct SeerPlate.PlateFinding
 
 extension Engine {
-    /// The plate reader, created on first use (loads Tesseract's `eng` model).
-    /// - Throws: ``PlateError`` when the language data is missing.
+    /// The engine's plate reader, made on first use with ``Configuration/plates`` and
+    /// ``Configuration/tessdata`` (it starts one Tesseract engine; more are started as workers need them).
+    /// - Throws: ``PlateError`` when libtesseract cannot be loaded or its language data is missing.
     public func plateReader() throws -> PlateReader {
-        try sharedPlateReader.withLock { reader in
+        try plates.withLock { reader in
             if let reader { return reader }
-            let made = try PlateReader()
+            let made = try PlateReader(options: configuration.plates, tessdata: configuration.tessdata)
+            logger.debug("plate reader started", metadata: ["tessdata": "\(configuration.tessdata ?? "Debian default")"])
             reader = made
             return made
         }
@@ -28,25 +30,61 @@ extension Engine {
     /// - Parameters:
     ///   - image: the photo, decoded at any scale; corners come back in the full-size displayed photo.
     ///   - region: the region whose grammars decide the reading, or nil to try all.
+    ///   - minimumConfidence: readings below this ``PlateReading/confidence`` are left out; nil
+    ///     takes the reader's ``PlateReader/Options/minimumConfidence``.
     /// - Returns: plates, most trustworthy first; empty when none was found.
     /// - Throws: ``PlateError`` when Tesseract cannot start.
-    public func readPlates(in image: DecodedImage, region: PlateRegion?) throws -> [PlateReading] {
-        try plateReader().read(image.gray, region: region, scaleX: image.scaleX, scaleY: image.scaleY)
+    public func readPlates(in image: DecodedImage, region: PlateRegion?, minimumConfidence: Double? = nil) throws -> [PlateReading] {
+        try plateReader().read(image.gray, region: region, scaleX: image.scaleX, scaleY: image.scaleY, minimumConfidence: minimumConfidence)
     }
 
     /// Decodes the photo at `path` and reads its plates.
-    public func readPlates(contentsOf path: String, region: PlateRegion?) throws -> [PlateReading] {
-        try readPlates(in: decode(contentsOf: path), region: region)
+    public func readPlates(contentsOf path: String, region: PlateRegion?, minimumConfidence: Double? = nil) throws -> [PlateReading] {
+        try readPlates(in: decode(contentsOf: path), region: region, minimumConfidence: minimumConfidence)
     }
 
     /// Decodes a photo held in memory and reads its plates.
-    public func readPlates(_ bytes: [UInt8], region: PlateRegion?) throws -> [PlateReading] {
-        try readPlates(in: decode(bytes), region: region)
+    public func readPlates(_ bytes: [UInt8], region: PlateRegion?, minimumConfidence: Double? = nil) throws -> [PlateReading] {
+        try readPlates(in: decode(bytes), region: region, minimumConfidence: minimumConfidence)
+    }
+
+    /// Decodes a photo held in memory and reads its plates, as `seer plate read` reports them.
+    public func plateReport(_ bytes: [UInt8], file: String, region: PlateRegion?) throws -> PlateReport {
+        let image = try decode(bytes)
+        return PlateReport(file: file, info: image.info, plates: try readPlates(in: image, region: region))
     }
 
     /// Checks a typed plate against the region grammars: canonical form, format matched and the
     /// grammar-valid confusion variants (O/0, I/1, B/8, …) to try in plate look-ups.
-    public func normalizePlate(_ text: String, region: PlateRegion?) -> PlateNormalization {
-        PlateGrammar.standard.normalize(text, region: region)
+    ///
+    /// - Throws: ``PlateTextError`` when the text cannot be a plate (another script's look-alike
+    ///   letters, emoji, symbols, control characters, too short or too long), saying why.
+    public func normalizePlate(_ text: String, region: PlateRegion?) throws(PlateTextError) -> PlateNormalization {
+        let canonical = try PlateText.validate(text)
+        return PlateGrammar.standard.normalize(canonical, region: region)
+    }
+}
+
+/// What `seer plate read` reports for one photo: `file`, `width`, `height`, `orientation` (as
+/// `seer info` reports them) and `plates`, most trustworthy first.
+public struct PlateReport: Codable, Sendable, Equatable {
+    /// The input's path (`-` for standard input).
+    public var file: String
+    /// Width as displayed (after orientation).
+    public var width: Int
+    /// Height as displayed (after orientation).
+    public var height: Int
+    /// The stored EXIF orientation, 1–8.
+    public var orientation: Int
+    /// The plates read, most trustworthy first; empty when none was found.
+    public var plates: [PlateReading]
+
+    /// Creates a report.
+    public init(file: String, info: ImageInfo, plates: [PlateReading]) {
+        self.file = file
+        self.width = info.width
+        self.height = info.height
+        self.orientation = info.orientation.rawValue
+        self.plates = plates
     }
 }

@@ -23,15 +23,59 @@ extension Engine {
         try SQLiteStore(path: path ?? defaultStorePath())
     }
 
+    /// The engine's store (``Configuration/store``), opened on first use and kept.
+    /// - Throws: ``StoreError`` when it cannot be opened.
+    public func store() throws -> any SeerStore {
+        try opened.withLock { store in
+            if let store { return store }
+            let made: any SeerStore
+            switch configuration.store {
+            case .sqlite(let path):
+                let store = try openStore(path: path)
+                logger.debug("store opened", metadata: ["path": "\(store.path)", "readOnly": "\(store.isReadOnly)"])
+                if store.isReadOnly { logger.warning("the database is read-only: scans are not saved", metadata: ["path": "\(store.path)"]) }
+                made = store
+            case .provided(let given): made = given
+            }
+            store = made
+            return made
+        }
+    }
+
+    /// Checks a payload before it is verified or saved: it must hold something other than spaces,
+    /// no control characters (tab, line breaks and the GS1 group separator, U+001D, are allowed),
+    /// and at most ``Limits/payloadBytes`` bytes.
+    /// - Throws: ``PayloadIssue`` `emptyPayload`, `controlCharacter` or `payloadTooLong`.
+    public func checkPayload(_ payload: String) throws(PayloadIssue) {
+        if payload.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+            throw PayloadIssue(code: "emptyPayload", message: "The payload is empty.")
+        }
+        if payload.utf8.count > configuration.limits.payloadBytes {
+            throw PayloadIssue(
+                code: "payloadTooLong",
+                message: "A payload has at most \(configuration.limits.payloadBytes) bytes; this has \(payload.utf8.count).")
+        }
+        let allowed: Set<UInt32> = [0x09, 0x0A, 0x0D, 0x1D]
+        if let bad = payload.unicodeScalars.first(where: { $0.properties.generalCategory == .control && !allowed.contains($0.value) }) {
+            throw PayloadIssue(
+                code: "controlCharacter",
+                message: "The payload contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(4)); it is not a code's text.")
+        }
+    }
+
     /// Verifies payloads (already read or typed) and, when `save` is set, records each scan.
     ///
     /// In `batch` mode repeats of one item within the call are flagged `duplicateInBatch`;
     /// payloads sharing a `sourceFile` are one photo, and repeats there are `duplicateInPhoto`.
+    ///
+    /// - Throws: ``PayloadIssue`` when a payload is refused by ``checkPayload(_:)`` (nothing is
+    ///   verified or saved then), ``StoreError`` when the store fails.
     public func verify(
         _ inputs: [ScanInput], context: ScanContext = ScanContext(), mode: ScanMode = .single, store: some SeerStore,
         save: Bool = true
     ) throws -> [Verification] {
-        try store.verify(inputs, context: context, mode: mode, verifier: Verifier(configuration: configuration.verify), save: save)
+        for input in inputs { try checkPayload(input.payload) }
+        return try store.verify(inputs, context: context, mode: mode, verifier: Verifier(configuration: configuration.verify), save: save)
     }
 
     /// Verifies one typed or pasted payload.
@@ -57,25 +101,31 @@ extension Engine {
     /// Resolves a plate (read or typed) to an opaque recipient.
     ///
     /// - Parameters:
-    ///   - text: the plate as read or typed.
-    ///   - region: the region to match in, or `nil` for any.
+    ///   - text: the plate as read or typed; checked with ``PlateText/validate(_:)``.
+    ///   - country: only owners registered in this country; any owner when nil.
+    ///   - region: the grammar region whose formats decide confusion variants; when nil the
+    ///     country's (``Country/plateRegion``), else every region.
     ///   - candidates: the reader's alternative readings, best first.
-    public func resolvePlate(_ text: String, region: String? = nil, candidates: [String] = [], store: some SeerStore) throws
-        -> PlateResolution
-    {
-        try store.resolvePlate(text, region: region, candidates: candidates, resolver: PlateResolver(variants: configuration.plateVariants))
+    /// - Throws: ``PlateTextError`` when the text cannot be a plate; ``StoreError``.
+    public func resolvePlate(
+        _ text: String, country: Country? = nil, region: PlateRegion? = nil, candidates: [String] = [], store: some SeerStore
+    ) throws -> PlateResolution {
+        try store.resolvePlate(
+            text, country: country, region: region, candidates: candidates, resolver: PlateResolver(variants: configuration.plateVariants))
     }
 
     /// Leaves a message for the owner of a plate. The sender learns only that it was delivered.
     ///
-    /// Throws ``PayloadIssue`` for a bad message (unknown preset, too long, empty) or a plate that does
-    /// not resolve to exactly one recipient (`notRegistered`, `ambiguous`).
+    /// Throws ``PlateTextError`` for a plate that cannot be one, ``PayloadIssue`` for a bad message
+    /// (unknown preset, too long, empty) or a plate that does not resolve to exactly one recipient
+    /// (`notRegistered`, `ambiguous`).
     public func sendPlateMessage(
-        to plate: String, region: String? = nil, preset: String? = nil, text: String? = nil, at time: Double,
-        store: some SeerStore
+        to plate: String, country: Country? = nil, region: PlateRegion? = nil, preset: String? = nil, text: String? = nil,
+        at time: Double, store: some SeerStore
     ) throws -> DeliveryReceipt {
+        _ = try PlateText.validate(plate)
         let body = try configuration.messages.text(preset: preset, custom: text).get()
-        let resolution = try resolvePlate(plate, region: region, store: store)
+        let resolution = try resolvePlate(plate, country: country, region: region, store: store)
         guard resolution.status == .resolved, let recipient = resolution.recipient else {
             throw PayloadIssue(
                 code: resolution.status.rawValue,
@@ -98,5 +148,11 @@ extension Engine {
     public func resolveCharger(typed: String, store: some SeerStore) throws -> ChargerResolution {
         let id = try ChargerID.parseTyped(typed).get()
         return ChargerResolution(chargerID: id, charger: try store.charger(id: id))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -16,6 +16,14 @@ extension Engine {
         }
     }
 
+    /// Reads the codes in a photo held in memory, as ``readCodesForVerification(contentsOf:)`` does;
+    /// `file` is the name reported.
+    public func readCodesForVerification(_ bytes: [UInt8], file: String) throws -> [CodeReading] {
+        try scanCodes(bytes, file: file).symbols.compactMap { symbol in
+            symbol.text.map { CodeReading(payload: $0, symbology: symbol.symbology.rawValue) }
+        }
+    }
+
     /// Reads the codes in each photo and verifies them; each photo's codes count as one photo for
     /// `duplicateInPhoto`, and in `batch` mode repeats across all the photos are `duplicateInBatch`.
     ///
@@ -29,9 +37,10 @@ extension Engine {
     }
 
     /// Resolves a plate read from a photo to an opaque recipient: its text first, then the reader's
-    /// other candidates, then confusion variants (see ``resolvePlate(_:region:candidates:store:)``).
-    public func resolvePlate(reading: PlateReading, region: String? = nil, store: some SeerStore) throws -> PlateResolution {
-        try resolvePlate(reading.text, region: region, candidates: reading.candidates.dropFirst().map(\.text), store: store)
+    /// other candidates, then confusion variants (see ``resolvePlate(_:country:region:candidates:store:)``).
+    public func resolvePlate(reading: PlateReading, country: Country? = nil, store: some SeerStore) throws -> PlateResolution {
+        try resolvePlate(
+            reading.text, country: country, region: reading.region, candidates: reading.candidates.dropFirst().map(\.text), store: store)
     }
 }
 
@@ -49,13 +58,13 @@ public struct ScanRequest: Sendable {
     public var save: Bool
     /// Whether to resolve the top plate's owner (an opaque recipient id, never a name or an email).
     public var resolvePlateOwner: Bool
-    /// The region registered owners are looked up in (e.g. `GB`), or nil for any.
-    public var ownerRegion: String?
+    /// The country registered owners are looked up in (e.g. `GB`), or nil for any.
+    public var ownerCountry: Country?
 
     /// Creates a request; by default codes only, single mode, saved, no plate owner look-up.
     public init(
         targets: ScanTargets = .codes, region: PlateRegion? = nil, context: ScanContext = ScanContext(), mode: ScanMode = .single,
-        save: Bool = true, resolvePlateOwner: Bool = false, ownerRegion: String? = nil
+        save: Bool = true, resolvePlateOwner: Bool = false, ownerCountry: Country? = nil
     ) {
         self.targets = targets
         self.region = region
@@ -63,7 +72,7 @@ public struct ScanRequest: Sendable {
         self.mode = mode
         self.save = save
         self.resolvePlateOwner = resolvePlateOwner
-        self.ownerRegion = ownerRegion
+        self.ownerCountry = ownerCountry
     }
 }
 
@@ -108,7 +117,7 @@ extension Engine {
             for (index, result) in zip(verified, results) { report.symbols[index].verification = result }
         }
         if request.resolvePlateOwner, let top = photo.plates.first {
-            report.resolvedOwner = try resolvePlate(reading: top, region: request.ownerRegion, store: store)
+            report.resolvedOwner = try resolvePlate(reading: top, country: request.ownerCountry, store: store)
         }
         return report
     }
@@ -129,7 +138,15 @@ extension Engine {
     /// - Throws: ``ImageError`` when the photo cannot be decoded; ``PayloadIssue`` `notAChargerCode`
     ///   when no charger code was read in it.
     public func resolveCharger(photo path: String, store: some SeerStore) throws -> ChargerResolution {
-        let codes = try readCodesForVerification(contentsOf: path)
+        try resolveCharger(codes: try readCodesForVerification(contentsOf: path), file: path, store: store)
+    }
+
+    /// The action at the charger whose code is in a photo held in memory (see ``resolveCharger(photo:store:)``).
+    public func resolveCharger(photo bytes: [UInt8], file: String, store: some SeerStore) throws -> ChargerResolution {
+        try resolveCharger(codes: try readCodesForVerification(bytes, file: file), file: file, store: store)
+    }
+
+    private func resolveCharger(codes: [CodeReading], file path: String, store: some SeerStore) throws -> ChargerResolution {
         guard let code = codes.first(where: { Self.isChargerCode($0.payload) }) else {
             let found = codes.isEmpty ? "no code was read" : "\(codes.count) code\(codes.count == 1 ? "" : "s") read, none a charger code"
             throw PayloadIssue(code: "notAChargerCode", message: "No charger code found in \(path) (\(found)).")

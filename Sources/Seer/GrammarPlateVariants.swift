@@ -16,8 +16,8 @@ import SeerVerify
 /// region has no grammar (a country Seer has no plates for), the `fallback`'s variants are used as
 /// they are.
 ///
-/// Regions are those of plate owners and look-ups: ISO 3166-1 alpha-2 countries (`GB`, `DE`, `US`,
-/// `BR`, …) or a grammar region (`us`, `eu`, `br`); see ``plateRegion(for:)``.
+/// The region is a grammar region (``PlateRegion``); for an owner's country it is the country's
+/// (``Country/plateRegion``), and every region when there is none.
 public struct GrammarPlateVariants: PlateVariantProvider {
     /// The grammar whose formats decide which variants are valid.
     public var grammar: PlateGrammar
@@ -35,42 +35,11 @@ public struct GrammarPlateVariants: PlateVariantProvider {
         self.minimumWeight = minimumWeight
     }
 
-    /// A look-up region as a grammar region.
-    public enum RegionMatch: Sendable, Equatable {
-        /// The grammars to use: one region, or every region (`nil`) when no region was given.
-        case grammar(PlateRegion?)
-        /// A region Seer has no plate grammar for.
-        case unknown
-    }
-
-    /// The grammar region for a look-up region: nil → every region; `us`/`US` → ``PlateRegion/us``;
-    /// `br`/`BR` → ``PlateRegion/br``; `eu` and European countries (EU, EEA, `GB`/`UK`, `CH`, …)
-    /// → ``PlateRegion/eu``; anything else → ``RegionMatch/unknown``.
-    public static func plateRegion(for region: String?) -> RegionMatch {
-        guard let region else { return .grammar(nil) }
-        let code = region.uppercased()
-        switch code {
-        case "US": return .grammar(.us)
-        case "BR": return .grammar(.br)
-        case "EU": return .grammar(.eu)
-        default: return europe.contains(code) ? .grammar(.eu) : .unknown
-        }
-    }
-
-    static let europe: Set<String> = [
-        "AD", "AL", "AT", "BA", "BE", "BG", "BY", "CH", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FO", "FR", "GB", "GI", "GR",
-        "HR", "HU", "IE", "IM", "IS", "IT", "JE", "GG", "LI", "LT", "LU", "LV", "MC", "MD", "ME", "MK", "MT", "NL", "NO", "PL",
-        "PT", "RO", "RS", "SE", "SI", "SK", "SM", "UA", "UK", "VA", "XK",
-    ]
-
     /// Grammar-valid variants of canonical `plate` (the plate itself excluded), best first.
-    public func variants(of plate: String, region: String?) -> [String] {
-        guard case .grammar(let grammarRegion) = Self.plateRegion(for: region) else {
-            return fallback.variants(of: plate, region: region)
-        }
-        let normalized = grammar.normalize(plate, region: grammarRegion)
+    public func variants(of plate: String, region: PlateRegion?) -> [String] {
+        let normalized = grammar.normalize(plate, region: region)
         guard normalized.grammar != nil else { return fallback.variants(of: plate, region: region) }
-        let formats = grammar.formats(for: grammarRegion).filter { $0.weight >= minimumWeight }
+        let formats = grammar.formats(for: region).filter { $0.weight >= minimumWeight }
         let generic = fallback.variants(of: plate, region: region).filter { variant in formats.contains { $0.matches(variant) } }
         var seen: Set<String> = [plate]
         return ([normalized.canonical] + normalized.variants + generic).filter { seen.insert($0).inserted }

@@ -30,6 +30,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
         public var quality: Int
         /// Whether the data is GS1 (FNC1 in first position; separators are GS, 0x1D).
         public var gs1: Bool
+        /// For one symbol of a QR structured-append sequence: `index` (from 0), `count` and `parity`;
+        /// absent otherwise.
+        public var structuredAppend: StructuredAppend?
         /// The product verification of this code, when it was verified (``Engine/scan(contentsOf:_:store:)``
         /// verifies every code that is not a charger code). Absent from `seer scan`'s output.
         public var verification: Verification?
@@ -37,7 +40,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         /// (``Engine/scan(contentsOf:_:store:)``). Absent from `seer scan`'s output.
         public var charger: ChargerResolution?
 
-        enum CodingKeys: String, CodingKey { case format, text, bytes, charset, corners, box, quality, gs1, verification, charger }
+        enum CodingKeys: String, CodingKey { case format, text, bytes, charset, corners, box, quality, gs1, structuredAppend, verification, charger }
 
         /// Encodes every key, `text` and `charset` as `null` when absent; `verification` and `charger`
         /// only when present.
@@ -51,6 +54,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             try c.encode(box, forKey: .box)
             try c.encode(quality, forKey: .quality)
             try c.encode(gs1, forKey: .gs1)
+            try c.encodeIfPresent(structuredAppend, forKey: .structuredAppend)
             try c.encodeIfPresent(verification, forKey: .verification)
             try c.encodeIfPresent(charger, forKey: .charger)
         }
@@ -67,6 +71,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
             box = [r(b.x), r(b.y), r(b.width), r(b.height)]
             quality = s.quality
             gs1 = s.isGS1
+            structuredAppend = s.structuredAppend
         }
     }
 
@@ -88,6 +93,14 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var resolvedOwner: PlateResolution?
     /// Milliseconds spent on this photo (decoding and reading), when timing was asked for.
     public var milliseconds: Double?
+    /// Of ``milliseconds``, the time spent reading and decoding the file (the rest is recognition),
+    /// when timing was asked for.
+    public var decodeMilliseconds: Double?
+    /// Processor time of the thread that read this photo, in milliseconds, when timing was asked for
+    /// (less than ``milliseconds`` on a loaded machine: a measure of work that does not depend on load).
+    public var cpuMilliseconds: Double?
+    /// Of ``cpuMilliseconds``, the processor time spent reading and decoding the file.
+    public var decodeCpuMilliseconds: Double?
 
     /// Creates a report.
     public init(file: String, info: ImageInfo, symbols: [Symbol], plates: [PlateReading]? = nil, milliseconds: Double? = nil) {

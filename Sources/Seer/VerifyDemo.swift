@@ -61,12 +61,12 @@ public enum VerifyDemo {
             SerialRecord(gtin: soap, serial: "H1001"),
         ]
         let users = [
-            PlateOwner(id: "rcp-7f3a9c", name: "Alex Example", email: "alex@example.com", plate: "AB12 CDE", region: "GB"),
-            PlateOwner(id: "rcp-1b44e0", name: "Billie Example", email: "billie@example.com", plate: "B0B 123", region: "GB"),
-            PlateOwner(id: "rcp-90c2d1", name: "Casey Example", email: "casey@example.com", plate: "808 123", region: "GB"),
-            PlateOwner(id: "rcp-5e61aa", name: "Dana Example", email: "dana@example.com", plate: "M-SR 1234", region: "DE"),
+            PlateOwner(id: "rcp-7f3a9c", name: "Alex Example", email: "alex@example.com", plate: "AB12 CDE", country: try Country.parse("GB")),
+            PlateOwner(id: "rcp-1b44e0", name: "Billie Example", email: "billie@example.com", plate: "B0B 123", country: try Country.parse("GB")),
+            PlateOwner(id: "rcp-90c2d1", name: "Casey Example", email: "casey@example.com", plate: "808 123", country: try Country.parse("GB")),
+            PlateOwner(id: "rcp-5e61aa", name: "Dana Example", email: "dana@example.com", plate: "M-SR 1234", country: try Country.parse("DE")),
             // The plate in TestImages/plates/uk.png, so a plate read from a photo resolves in the demo.
-            PlateOwner(id: "rcp-3d8e52", name: "Erin Example", email: "erin@example.com", plate: "LN68 XKT", region: "GB"),
+            PlateOwner(id: "rcp-3d8e52", name: "Erin Example", email: "erin@example.com", plate: "LN68 XKT", country: try Country.parse("GB")),
         ]
         let chargers = ChargerStatus.allCases.enumerated().map { index, status in
             Charger(id: String(100_001 + index), serial: "EVB-\(2400 + index)", location: "Demo Street \(index + 1), bay \(index + 1)", status: status)

@@ -91,6 +91,128 @@ public struct ScanRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
+
+    /// Reads a saved scan, checking every column: a row that holds what no scan can (a verdict,
+    /// mode, format or reason Seer does not know, a time that is no number, a missing payload) is a
+    /// ``StoreError`` `damagedRow` naming the scan and the column, never a crash.
+    public init(row: Row) throws {
+        let id: Int64? = try? row.decode(Int64?.self, forColumn: "id")
+        func damaged(_ column: String, _ what: String) -> StoreError {
+            StoreError(
+                code: "damagedRow",
+                message: "Scan #\(id.map(String.init) ?? "?") in the database is damaged: its \(column) \(what).")
+        }
+        func text(_ column: String) throws -> String? {
+            let value: DatabaseValue = row[column]
+            switch value.storage {
+            case .null: return nil
+            case .string(let s): return s
+            default: throw damaged(column, "is not text")
+            }
+        }
+        func number(_ column: String) throws -> Double? {
+            let value: DatabaseValue = row[column]
+            switch value.storage {
+            case .null: return nil
+            case .double(let d) where d.isFinite: return d
+            case .int64(let i): return Double(i)
+            default: throw damaged(column, "is not a number")
+            }
+        }
+        func required<T>(_ value: T?, _ column: String) throws -> T {
+            guard let value else { throw damaged(column, "is missing") }
+            return value
+        }
+        func known<T: RawRepresentable<String>>(_ type: T.Type, _ column: String) throws -> T? {
+            guard let raw = try text(column) else { return nil }
+            guard let value = T(rawValue: raw) else { throw damaged(column, "'\(raw.prefix(40))' is not one Seer knows") }
+            return value
+        }
+        self.id = id
+        time = try required(try number("time"), "time")
+        device = try text("device")
+        mode = try required(try known(ScanMode.self, "mode"), "mode")
+        sourceFile = try text("sourceFile")
+        symbology = try text("symbology")
+        payload = try required(try text("payload"), "payload")
+        format = try known(PayloadFormat.self, "format")
+        gtin = try text("gtin")
+        serial = try text("serial")
+        lot = try text("lot")
+        expiry = try text("expiry")
+        productName = try text("productName")
+        brand = try text("brand")
+        category = try text("category")
+        verdict = try required(try known(Verdict.self, "verdict"), "verdict")
+        let reasonsText = try required(try text("reasons"), "reasons")
+        guard let names = try? JSONDecoder().decode([String].self, from: Data(reasonsText.utf8)) else {
+            throw damaged("reasons", "are not a list")
+        }
+        reasons = try names.map { name in
+            guard let reason = Reason(rawValue: name) else { throw damaged("reasons", "hold '\(name.prefix(40))', which Seer does not know") }
+            return reason
+        }
+        notes = try text("notes")
+        latitude = try number("latitude")
+        longitude = try number("longitude")
+        country = try text("country")
+        batchID = try text("batchID")
+    }
+}
+
+/// A counterfeit report a user made on a scan ("this product is fake").
+public struct CounterfeitReport: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    /// The table.
+    public static let databaseTableName = "report"
+    /// Row id, set when saved.
+    public var id: Int64?
+    /// The scan reported.
+    public var scan: Int64
+    /// Why, in the user's words.
+    public var reason: String?
+    /// When, seconds since 1970 (UTC).
+    public var reportedAt: Double
+
+    /// Creates a report.
+    public init(scan: Int64, reason: String?, reportedAt: Double) {
+        self.scan = scan
+        self.reason = reason
+        self.reportedAt = reportedAt
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// One scan with every field and the counterfeit reports on it: what `seer history --id` prints.
+/// JSON: the scan's keys (as in ``HistoryPage``) plus `reports`.
+public struct ScanDetails: Codable, Sendable, Equatable {
+    /// The scan.
+    public var scan: ScanRecord
+    /// Counterfeit reports on it, oldest first.
+    public var reports: [CounterfeitReport]
+
+    /// Creates details.
+    public init(scan: ScanRecord, reports: [CounterfeitReport]) {
+        self.scan = scan
+        self.reports = reports
+    }
+
+    enum CodingKeys: String, CodingKey { case reports }
+
+    /// Decodes the flat form.
+    public init(from decoder: any Decoder) throws {
+        scan = try ScanRecord(from: decoder)
+        reports = try decoder.container(keyedBy: CodingKeys.self).decode([CounterfeitReport].self, forKey: .reports)
+    }
+
+    /// Encodes the scan's keys and `reports` side by side.
+    public func encode(to encoder: any Encoder) throws {
+        try scan.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reports, forKey: .reports)
+    }
 }
 
 /// A message in a plate owner's inbox.
@@ -149,7 +271,7 @@ public enum Period: String, Sendable, Codable, CaseIterable {
 public struct HistoryQuery: Sendable, Equatable {
     /// By result. Default all.
     public var result: ResultFilter
-    /// By product category (exact).
+    /// By product category (case is ignored).
     public var category: String?
     /// By period; `nil` takes the `history.period` setting (default `all`).
     public var period: Period?
@@ -205,6 +327,8 @@ public struct Statistics: Sendable, Codable, Equatable {
 
     /// All scans.
     public var total: Int
+    /// Scans a user reported as counterfeit (``SeerStore/report(scanID:reason:at:)``), each counted once.
+    public var reported: Int
     /// By verdict.
     public var byVerdict: [Count]
     /// By category (`uncategorised` for codes without a registered product).
@@ -253,15 +377,29 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
 
+    /// Creates an error.
+    public init(file: String, record: String?, field: String?, message: String) {
+        self.file = file
+        self.record = record
+        self.field = field
+        self.message = message
+    }
+
     /// `file: record.field: message`.
     public var description: String {
         var location = file
-        if let record { location += ": " + record + (field.map { "." + $0 } ?? "") }
+        if let record {
+            location += ": " + record + (field.map { "." + $0 } ?? "")
+        } else if let field {
+            location += ": " + field
+        }
         return "\(location): \(message) (nothing was imported)"
     }
 }
 
-/// A store failure that is not an import error.
+/// A store failure that is not an import error: the database cannot be opened or read (`cannotOpen`,
+/// `database`, `busy`), a row is damaged (`damagedRow`, naming the row), something asked for does
+/// not exist (`notFound`), an id is taken (`duplicate`), or a request is out of bounds (`tooLarge`).
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable code.
     public var code: String

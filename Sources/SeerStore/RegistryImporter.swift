@@ -12,13 +12,56 @@ struct RegistryImporter {
         ImportError(file: file, record: record, field: field, message: message)
     }
 
+    /// Imports every file in named stages; the first error aborts the caller's transaction.
     func run() throws -> ImportSummary {
+        try checkDuplicates()
         var summary = ImportSummary(files: files.count, brands: 0, keys: 0, products: 0, serials: 0, users: 0, chargers: 0)
-        // Everything these files define, so records may refer to each other across files.
-        let brandsInFiles = Set(files.flatMap { $0.file.brands ?? [] }.map(\.id))
-        let gtinsInFiles = Set(files.flatMap { $0.file.products ?? [] }.compactMap { try? GS1.normalizeGTIN($0.gtin).get() })
-        var kids: [String: String] = [:]
+        try importBrands(into: &summary)
+        try importProducts(into: &summary)
+        try importSerials(into: &summary)
+        try importUsers(into: &summary)
+        try importChargers(into: &summary)
+        return summary
+    }
 
+    /// Refuses a record whose identity (brand id, key id, GTIN, GTIN and serial, user id, charger id)
+    /// appears twice in the files of one import, naming both places.
+    func checkDuplicates() throws {
+        var seen: [String: String] = [:]
+        func note(_ identity: String, _ name: String, _ record: String, _ field: String) throws {
+            let place = "\(name): \(record)"
+            if let first = seen[identity] {
+                throw fail(name, record, field, "duplicate: the same \(field) as \(first); each record appears once per import")
+            }
+            seen[identity] = place
+        }
+        for (name, file) in files {
+            for (index, brand) in (file.brands ?? []).enumerated() {
+                try note("brand \(brand.id)", name, "brands[\(index)]", "id")
+                for (keyIndex, key) in brand.keys.enumerated() {
+                    try note("key \(key.kid)", name, "brands[\(index)]", "keys[\(keyIndex)].kid")
+                }
+            }
+            for (index, product) in (file.products ?? []).enumerated() {
+                let gtin = (try? GS1.normalizeGTIN(product.gtin).get()) ?? product.gtin
+                try note("product \(gtin)", name, "products[\(index)]", "gtin")
+            }
+            for (index, serial) in (file.serials ?? []).enumerated() {
+                let gtin = (try? GS1.normalizeGTIN(serial.gtin).get()) ?? serial.gtin
+                try note("serial \(gtin) \(serial.serial)", name, "serials[\(index)]", "serial")
+            }
+            for (index, user) in (file.users ?? []).enumerated() {
+                try note("user \(user.id)", name, "users[\(index)]", "id")
+            }
+            for (index, charger) in (file.chargers ?? []).enumerated() {
+                try note("charger \(charger.id)", name, "chargers[\(index)]", "id")
+            }
+        }
+    }
+
+    /// Brands and their keys; a key id may belong to one brand only.
+    func importBrands(into summary: inout ImportSummary) throws {
+        var kids: [String: String] = [:]
         for (name, file) in files {
             for (index, brand) in (file.brands ?? []).enumerated() {
                 let record = "brands[\(index)]"
@@ -55,6 +98,11 @@ struct RegistryImporter {
                 }
             }
         }
+    }
+
+    /// Products; each names a brand in these files or the store.
+    func importProducts(into summary: inout ImportSummary) throws {
+        let brandsInFiles = Set(files.flatMap { $0.file.brands ?? [] }.map(\.id))
         for (name, file) in files {
             for (index, product) in (file.products ?? []).enumerated() {
                 let record = "products[\(index)]"
@@ -84,6 +132,11 @@ struct RegistryImporter {
                 summary.products += 1
             }
         }
+    }
+
+    /// Serials; each names a product in these files or the store.
+    func importSerials(into summary: inout ImportSummary) throws {
+        let gtinsInFiles = Set(files.flatMap { $0.file.products ?? [] }.compactMap { try? GS1.normalizeGTIN($0.gtin).get() })
         for (name, file) in files {
             for (index, serial) in (file.serials ?? []).enumerated() {
                 let record = "serials[\(index)]"
@@ -108,24 +161,31 @@ struct RegistryImporter {
                     arguments: [gtin, serial.serial, serial.status.rawValue])
                 summary.serials += 1
             }
+        }
+    }
+
+    /// Plate owners, checked as `seer user add` checks them (``OwnerCheck``).
+    func importUsers(into summary: inout ImportSummary) throws {
+        for (name, file) in files {
             for (index, user) in (file.users ?? []).enumerated() {
                 let record = "users[\(index)]"
-                if user.id.isEmpty { throw fail(name, record, "id", "empty") }
-                if user.name.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "name", "empty") }
-                let parts = user.email.split(separator: "@")
-                if parts.count != 2 || !parts[1].contains(".") { throw fail(name, record, "email", "'\(user.email)' is not an email address") }
-                let plate = canonicalPlate(user.plate)
-                if plate.count < 2 || plate.count > 10 { throw fail(name, record, "plate", "'\(user.plate)' is not a plate (2–10 letters and digits)") }
-                if user.region.isEmpty { throw fail(name, record, "region", "empty") }
+                if let (field, message) = OwnerCheck.problem(user) { throw fail(name, record, field, message) }
+                let plate = PlateText.canonical(user.plate)
                 try db.execute(
                     sql: """
                         INSERT INTO plateOwner(id, name, email, plate, canonicalPlate, region) VALUES (?, ?, ?, ?, ?, ?)
                         ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email, plate = excluded.plate,
                             canonicalPlate = excluded.canonicalPlate, region = excluded.region
                         """,
-                    arguments: [user.id, user.name, user.email, user.plate, plate, user.region.uppercased()])
+                    arguments: [user.id, user.name, user.email, user.plate, plate, user.country.rawValue])
                 summary.users += 1
             }
+        }
+    }
+
+    /// Chargers; each id is six digits, 100000–999999.
+    func importChargers(into summary: inout ImportSummary) throws {
+        for (name, file) in files {
             for (index, charger) in (file.chargers ?? []).enumerated() {
                 let record = "chargers[\(index)]"
                 if case .failure(let issue) = ChargerID.parseTyped(charger.id) { throw fail(name, record, "id", issue.message) }
@@ -141,7 +201,6 @@ struct RegistryImporter {
                 summary.chargers += 1
             }
         }
-        return summary
     }
 
     /// Why a public key is unusable, or `nil`.

@@ -4,25 +4,100 @@ import SeerVerify
 
 /// The embedded store: one SQLite file in WAL mode, migrated on open, with FTS5 search over the history.
 public final class SQLiteStore: SeerStore {
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
     /// The database file.
     public let path: String
+    /// Whether the store was opened read-only (it can be read; saving anything is a `readOnly` error).
+    public let isReadOnly: Bool
+    /// Tries of a write while another process holds the database, each waiting up to the busy
+    /// timeout (5 s).
+    let busyRetries = 6
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
-    public init(path: String) throws {
+    /// A database that cannot be opened for writing (a read-only file or folder) is opened read-only.
+    public convenience init(path: String) throws {
+        try self.init(path: path, readOnly: false)
+    }
+
+    /// Opens the database at `path`; with `readOnly` (or when it cannot be written) only for reading.
+    ///
+    /// - Parameter maximumPages: a size limit in database pages (for tests of a full disk).
+    package init(path: String, readOnly: Bool, maximumPages: Int? = nil) throws {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
+        if let maximumPages {
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA max_page_count = \(maximumPages)") }
+        }
+        func openForReading() throws -> any DatabaseWriter {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw StoreError(code: "cannotOpen", message: "Cannot open the database \(path): there is no such file.")
+            }
+            var readOnly = configuration
+            readOnly.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: readOnly)
+            guard try queue.read({ db in try Self.migrator.hasCompletedMigrations(db) }) else {
+                throw StoreError(
+                    code: "readOnly", message: "The database \(path) is read-only and was made by an older Seer: open it once with write access.")
+            }
+            return queue
+        }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            if readOnly {
+                pool = try openForReading()
+                isReadOnly = true
+                return
+            }
+            do {
+                let directory = (path as NSString).deletingLastPathComponent
+                if !directory.isEmpty {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                }
+                let writable = try DatabasePool(path: path, configuration: configuration)
+                try Self.migrator.migrate(writable)
+                pool = writable
+                isReadOnly = false
+            } catch {
+                // Not writable here (a read-only file, folder or file system): read what is there.
+                guard FileManager.default.fileExists(atPath: path), let reader = try? openForReading() else { throw error }
+                pool = reader
+                isReadOnly = true
+            }
+        } catch let error as StoreError {
+            throw error
         } catch let error as DatabaseError {
             throw StoreError(code: "cannotOpen", message: "Cannot open the database \(path): \(error.message ?? "\(error)")")
+        } catch {
+            throw StoreError(code: "cannotOpen", message: "Cannot open the database \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Runs a database access, turning every failure into a ``StoreError`` that says what was being
+    /// done (import errors and typed plate errors pass through as they are).
+    func guarded<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as ImportError {
+            throw error
+        } catch let error as PlateTextError {
+            throw error
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL:
+                throw StoreError(
+                    code: "diskFull", message: "\(what) failed: the disk holding \(path) is full (nothing of this step was saved).")
+            case .SQLITE_READONLY:
+                throw StoreError(code: "readOnly", message: "\(what) failed: the database \(path) is read-only.")
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw StoreError(code: "busy", message: "\(what) failed: another program kept the database \(path) busy.")
+            default:
+                throw StoreError(code: "database", message: "\(what) failed in \(path): \(error.message ?? "\(error.resultCode)")")
+            }
+        } catch {
+            throw StoreError(code: "database", message: "\(what) failed in \(path): \(error)")
         }
     }
 
@@ -103,6 +178,25 @@ public final class SQLiteStore: SeerStore {
                     CREATE INDEX scan_verdict ON scan(verdict, category);
                     """)
         }
+        migrator.registerMigration("v5-reports") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE report (
+                        id INTEGER PRIMARY KEY, scan INTEGER NOT NULL REFERENCES scan(id),
+                        reason TEXT, reportedAt REAL NOT NULL);
+                    CREATE INDEX report_scan ON report(scan);
+                    """)
+        }
+        migrator.registerMigration("v6-batches") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE batchRun (
+                        id TEXT PRIMARY KEY, key TEXT NOT NULL, startedAt REAL NOT NULL, processed INTEGER NOT NULL,
+                        finished INTEGER NOT NULL DEFAULT 0);
+                    CREATE INDEX batchRun_key ON batchRun(key, finished, startedAt);
+                    CREATE INDEX scan_batch ON scan(batchID);
+                    """)
+        }
         return migrator
     }
 
@@ -123,12 +217,17 @@ public final class SQLiteStore: SeerStore {
         for (name, data) in files {
             decoded.append((name, try Self.decode(name: name, data: data)))
         }
-        return try pool.write { db in
-            try RegistryImporter(db: db, files: decoded).run()
+        return try guarded("Importing the registry") {
+            try pool.write { db in
+                try RegistryImporter(db: db, files: decoded).run()
+            }
         }
     }
 
+    /// Decodes one registry file strictly: unknown keys anywhere and values of the wrong type are
+    /// ``ImportError``s naming the file, the record and the field.
     static func decode(name: String, data: Data) throws -> RegistryFile {
+        try RegistrySchema.check(name: name, data: data)
         do {
             return try JSONDecoder().decode(RegistryFile.self, from: data)
         } catch let error as DecodingError {
@@ -177,22 +276,119 @@ public final class SQLiteStore: SeerStore {
                 var result = try verifier.verify(input.payload, context: context, registry: lookup, history: lookup, duplicate: duplicate)
                 result.source = input.sourceFile
                 result.symbology = input.symbology
+                result.line = input.line
                 if save {
                     var record = ScanRecord(
                         result, context: context, mode: mode, sourceFile: input.sourceFile, symbology: input.symbology,
                         batchID: batchID)
                     try record.insert(db)
+                    result.scanID = record.id
                 }
                 results.append(result)
             }
             return results
         }
-        return save ? try pool.write(work) : try pool.read(work)
+        return try guarded("Verifying") { save ? try pool.write(work) : try pool.read(work) }
+    }
+
+    // MARK: Batch runs
+
+    public func beginBatch(key: String, resume: Bool, at time: Double) throws -> BatchProgress {
+        try guarded("Starting a batch") {
+            try writeRetrying { db in
+                if resume,
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT id, processed FROM batchRun WHERE key = ? AND finished = 0 ORDER BY startedAt DESC LIMIT 1",
+                        arguments: [key])
+                {
+                    let id: String = try row.required("id", of: "A batch run")
+                    var progress = BatchProgress(id: id, key: key, processed: try row.required("processed", of: "Batch \(id)"), resumed: true)
+                    for saved in try Row.fetchAll(db, sql: "SELECT gtin, serial, sourceFile FROM scan WHERE batchID = ? ORDER BY id", arguments: [id]) {
+                        guard let gtin = try saved.optional("gtin", of: "A scan of batch \(id)") as String?,
+                            let serial = try saved.optional("serial", of: "A scan of batch \(id)") as String?
+                        else { continue }
+                        progress.batch.remember(gtin: gtin, serial: serial)
+                        if let file = try saved.optional("sourceFile", of: "A scan of batch \(id)") as String? {
+                            progress.photos[file, default: DuplicateTracker(reason: .duplicateInPhoto)].remember(gtin: gtin, serial: serial)
+                        }
+                    }
+                    return progress
+                }
+                let id = UUID().uuidString.lowercased()
+                try db.execute(
+                    sql: "INSERT INTO batchRun(id, key, startedAt, processed, finished) VALUES (?, ?, ?, 0, 0)", arguments: [id, key, time])
+                return BatchProgress(id: id, key: key, processed: 0, resumed: false)
+            }
+        }
+    }
+
+    public func verify(
+        _ inputs: [ScanInput], context: ScanContext, verifier: Verifier, progress: inout BatchProgress
+    ) throws -> [Verification] {
+        let start = progress
+        let (results, next) = try guarded("Saving a batch") {
+            try writeRetrying { db -> ([Verification], BatchProgress) in
+                var progress = start
+                let lookup = DatabaseLookup(db: db)
+                var results: [Verification] = []
+                for input in inputs {
+                    var duplicate = progress.batch.check(input.payload)
+                    if duplicate == nil, let file = input.sourceFile {
+                        duplicate = progress.photos[file, default: DuplicateTracker(reason: .duplicateInPhoto)].check(input.payload)
+                    }
+                    var result = try verifier.verify(input.payload, context: context, registry: lookup, history: lookup, duplicate: duplicate)
+                    result.source = input.sourceFile
+                    result.symbology = input.symbology
+                    result.line = input.line
+                    var record = ScanRecord(
+                        result, context: context, mode: .batch, sourceFile: input.sourceFile, symbology: input.symbology, batchID: progress.id)
+                    try record.insert(db)
+                    result.scanID = record.id
+                    results.append(result)
+                }
+                progress.processed += inputs.count
+                try db.execute(sql: "UPDATE batchRun SET processed = ? WHERE id = ?", arguments: [progress.processed, progress.id])
+                return (results, progress)
+            }
+        }
+        progress = next
+        return results
+    }
+
+    public func finishBatch(_ progress: BatchProgress) throws {
+        try guarded("Finishing a batch") {
+            try writeRetrying { db in try db.execute(sql: "UPDATE batchRun SET finished = 1 WHERE id = ?", arguments: [progress.id]) }
+        }
+    }
+
+    /// A write transaction, taken at once (`BEGIN IMMEDIATE`) and retried while another process holds
+    /// the database: each try waits up to the busy timeout, and a busy database is retried for
+    /// ``busyRetries`` tries before it is an error.
+    func writeRetrying<T>(_ body: (Database) throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try pool.writeWithoutTransaction { db in
+                    var value: T?
+                    try db.inTransaction(.immediate) {
+                        value = try body(db)
+                        return .commit
+                    }
+                    guard let value else { throw StoreError(code: "database", message: "A write to \(path) returned nothing.") }
+                    return value
+                }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                attempt += 1
+                if attempt >= busyRetries { throw error }
+            }
+        }
     }
 
     public func record(_ scans: [ScanRecord]) throws {
-        try pool.write { db in
-            for var scan in scans { try scan.insert(db) }
+        try guarded("Saving scans") {
+            try pool.write { db in
+                for var scan in scans { try scan.insert(db) }
+            }
         }
     }
 
@@ -214,7 +410,7 @@ public final class SQLiteStore: SeerStore {
         case .failed: clauses.append("scan.verdict <> 'authentic'")
         }
         if let category = query.category {
-            clauses.append("scan.category = ?")
+            clauses.append("scan.category = ? COLLATE NOCASE")
             _ = arguments.append(contentsOf: [category])
         }
         if let since = try Self.since(query, db: db) {
@@ -254,7 +450,7 @@ public final class SQLiteStore: SeerStore {
     }
 
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        try pool.read { db in
+        try guarded("Reading the history") { try pool.read { db in
             var (clauses, arguments) = try filters(query, db: db)
             let limit = max(1, query.limit)
             var sql: String
@@ -275,13 +471,66 @@ public final class SQLiteStore: SeerStore {
             let hasMore = scans.count > limit
             if hasMore { scans.removeLast() }
             return HistoryPage(scans: scans, hasMore: hasMore, nextOffset: hasMore ? max(0, query.offset) + limit : nil)
+        } }
+    }
+
+    public func scan(id: Int64) throws -> ScanDetails? {
+        try guarded("Reading scan #\(id)") {
+            try pool.read { db in
+                guard let scan = try ScanRecord.fetchOne(db, sql: "SELECT * FROM scan WHERE id = ?", arguments: [id]) else { return nil }
+                let reports = try Row.fetchAll(
+                    db, sql: "SELECT id, scan, reason, reportedAt FROM report WHERE scan = ? ORDER BY id", arguments: [id]
+                ).map { row in
+                    guard let reportedAt = try? row.decode(Double.self, forColumn: "reportedAt"),
+                        let reportID = try? row.decode(Int64.self, forColumn: "id")
+                    else {
+                        throw StoreError(code: "damagedRow", message: "A report on scan #\(id) in the database is damaged.")
+                    }
+                    var report = CounterfeitReport(scan: id, reason: try? row.decode(String?.self, forColumn: "reason"), reportedAt: reportedAt)
+                    report.id = reportID
+                    return report
+                }
+                return ScanDetails(scan: scan, reports: reports)
+            }
+        }
+    }
+
+    public func report(scanID: Int64, reason: String?, at time: Double) throws -> CounterfeitReport {
+        try guarded("Reporting scan #\(scanID)") {
+            try pool.write { db in
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM scan WHERE id = ?", arguments: [scanID]) == true else {
+                    throw StoreError(code: "notFound", message: "There is no scan #\(scanID).")
+                }
+                var report = CounterfeitReport(scan: scanID, reason: reason, reportedAt: time)
+                try report.insert(db)
+                return report
+            }
+        }
+    }
+
+    public func addUser(_ owner: PlateOwner) throws {
+        try guarded("Adding a user") {
+            try pool.write { db in
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM plateOwner WHERE id = ?", arguments: [owner.id]) == true {
+                    throw StoreError(code: "duplicate", message: "The recipient id \(owner.id) is taken.")
+                }
+                try db.execute(
+                    sql: "INSERT INTO plateOwner(id, name, email, plate, canonicalPlate, region) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [owner.id, owner.name, owner.email, owner.plate, PlateText.canonical(owner.plate), owner.country.rawValue])
+            }
+        }
+    }
+
+    public func userExists(id: String) throws -> Bool {
+        try guarded("Looking up a user") {
+            try pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM plateOwner WHERE id = ?", arguments: [id]) == true }
         }
     }
 
     public func suggestions(prefix: String, limit: Int) throws -> [String] {
         let lowered = prefix.lowercased().trimmingCharacters(in: .whitespaces)
         guard !lowered.isEmpty else { return [] }
-        return try pool.read { db in
+        return try guarded("Reading search suggestions") { try pool.read { db in
             try String.fetchAll(
                 db,
                 sql: """
@@ -289,13 +538,13 @@ public final class SQLiteStore: SeerStore {
                     ORDER BY doc DESC, term LIMIT ?
                     """,
                 arguments: [lowered, lowered + "\u{10FFFF}", limit])
-        }
+        } }
     }
 
     public func rememberSearch(_ text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return }
-        try pool.write { db in
+        try guarded("Remembering a search") { try pool.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO recentSearch(text, usedAt) VALUES (?, ?)
@@ -305,101 +554,171 @@ public final class SQLiteStore: SeerStore {
             // Keep the newest 50.
             try db.execute(
                 sql: "DELETE FROM recentSearch WHERE text NOT IN (SELECT text FROM recentSearch ORDER BY usedAt DESC, rowid DESC LIMIT 50)")
-        }
+        } }
     }
 
     public func recentSearches(limit: Int) throws -> [String] {
-        try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT text FROM recentSearch ORDER BY usedAt DESC, rowid DESC LIMIT ?", arguments: [limit])
+        try guarded("Reading recent searches") {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT text FROM recentSearch ORDER BY usedAt DESC, rowid DESC LIMIT ?", arguments: [limit])
+                    .compactMap { try? $0.decode(String.self, atIndex: 0) }
+            }
         }
     }
 
     public func statistics(_ query: HistoryQuery) throws -> Statistics {
-        try pool.read { db in
-            var (clauses, arguments) = try filters(query, db: db)
-            var from = "scan"
-            if let terms = try searchTerms(query, db: db) {
-                from = "scanSearch CROSS JOIN scan ON scan.id = scanSearch.rowid"
-                clauses.insert("scanSearch MATCH ? AND scanSearch.rowid >= ?", at: 0)
-                arguments = StatementArguments([terms.match]) + StatementArguments([terms.minimumID]) + arguments
+        try guarded("Counting scans") {
+            try pool.read { db in
+                var (clauses, arguments) = try filters(query, db: db)
+                var from = "scan"
+                if let terms = try searchTerms(query, db: db) {
+                    from = "scanSearch CROSS JOIN scan ON scan.id = scanSearch.rowid"
+                    clauses.insert("scanSearch MATCH ? AND scanSearch.rowid >= ?", at: 0)
+                    arguments = StatementArguments([terms.match]) + StatementArguments([terms.minimumID]) + arguments
+                }
+                let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+                func counts(_ key: String, order: String, valid: (String) -> Bool) throws -> [Statistics.Count] {
+                    try Row.fetchAll(
+                        db, sql: "SELECT \(key) AS k, COUNT(*) AS n FROM \(from)\(whereSQL) GROUP BY k ORDER BY \(order)",
+                        arguments: arguments
+                    ).map { row in
+                        guard let key = try? row.decode(String.self, forColumn: "k"), valid(key),
+                            let count = try? row.decode(Int.self, forColumn: "n")
+                        else { throw try Self.damage(db) }
+                        return Statistics.Count(key: key, count: count)
+                    }
+                }
+                let byVerdict = try counts("scan.verdict", order: "n DESC, k") { Verdict(rawValue: $0) != nil }
+                let reported =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(DISTINCT scan.id) FROM \(from) JOIN report ON report.scan = scan.id\(whereSQL)",
+                        arguments: arguments) ?? 0
+                return Statistics(
+                    total: byVerdict.reduce(0) { $0 + $1.count }, reported: reported, byVerdict: byVerdict,
+                    byCategory: try counts("COALESCE(scan.category, 'uncategorised')", order: "n DESC, k") { _ in true },
+                    perDay: try counts("date(scan.time, 'unixepoch')", order: "k") { _ in true })
             }
-            let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
-            func counts(_ key: String, order: String) throws -> [Statistics.Count] {
-                try Row.fetchAll(
-                    db, sql: "SELECT \(key) AS k, COUNT(*) AS n FROM \(from)\(whereSQL) GROUP BY k ORDER BY \(order)",
-                    arguments: arguments
-                ).map { Statistics.Count(key: $0["k"], count: $0["n"]) }
-            }
-            let byVerdict = try counts("scan.verdict", order: "n DESC, k")
-            return Statistics(
-                total: byVerdict.reduce(0) { $0 + $1.count }, byVerdict: byVerdict,
-                byCategory: try counts("COALESCE(scan.category, 'uncategorised')", order: "n DESC, k"),
-                perDay: try counts("date(scan.time, 'unixepoch')", order: "k"))
         }
+    }
+
+    /// The error for the first damaged scan: one whose verdict, time or category cannot be counted
+    /// (or, failing that, any row that does not read as a scan).
+    static func damage(_ db: Database) throws -> StoreError {
+        let verdicts = Verdict.allCases.map { "'\($0.rawValue)'" }.joined(separator: ",")
+        let suspect = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT * FROM scan WHERE verdict IS NULL OR verdict NOT IN (\(verdicts))
+                    OR typeof(time) NOT IN ('integer', 'real') OR date(time, 'unixepoch') IS NULL
+                    OR (category IS NOT NULL AND typeof(category) <> 'text') ORDER BY id LIMIT 1
+                """)
+        if let suspect {
+            do {
+                _ = try ScanRecord(row: suspect)
+            } catch let error as StoreError {
+                return error
+            }
+            let id = (try? suspect.decode(Int64.self, forColumn: "id")).map(String.init) ?? "?"
+            return StoreError(code: "damagedRow", message: "Scan #\(id) in the database is damaged: its time or category cannot be counted.")
+        }
+        return StoreError(code: "damagedRow", message: "A scan in the database is damaged and cannot be counted.")
     }
 
     // MARK: Plates, messages, chargers, settings
 
     public func charger(id: String) throws -> Charger? {
-        try pool.read { db in try DatabaseLookup(db: db).charger(id: id) }
+        try guarded("Looking up charger \(id)") { try pool.read { db in try DatabaseLookup(db: db).charger(id: id) } }
     }
 
-    public func resolvePlate(_ text: String, region: String?, candidates: [String], resolver: PlateResolver) throws -> PlateResolution {
-        try pool.read { db in
-            try resolver.resolve(text, region: region, candidates: candidates, in: DatabaseLookup(db: db))
+    public func resolvePlate(
+        _ text: String, country: Country?, region: PlateRegion?, candidates: [String], resolver: PlateResolver
+    ) throws -> PlateResolution {
+        try guarded("Looking up a plate") {
+            try pool.read { db in
+                try resolver.resolve(text, country: country, region: region, candidates: candidates, in: DatabaseLookup(db: db))
+            }
         }
     }
 
     public func deliver(text: String, preset: String?, to recipient: String, at time: Double) throws -> DeliveryReceipt {
-        try pool.write { db in
+        try guarded("Delivering a message") { try pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM plateOwner WHERE id = ?", arguments: [recipient]) == true else {
                 throw StoreError(code: "unknownRecipient", message: "No recipient \(recipient).")
             }
             var message = InboxMessage(recipient: recipient, text: text, preset: preset, sentAt: time)
             try message.insert(db)
-        }
+        } }
         return DeliveryReceipt()
     }
 
     public func inbox(recipient: String) throws -> [InboxMessage] {
-        try pool.read { db in
-            try InboxMessage.fetchAll(
-                db, sql: "SELECT * FROM inbox WHERE recipient = ? ORDER BY sentAt DESC, id DESC", arguments: [recipient])
+        try guarded("Reading the inbox") {
+            try pool.read { db in
+                try InboxMessage.fetchAll(
+                    db, sql: "SELECT * FROM inbox WHERE recipient = ? ORDER BY sentAt DESC, id DESC", arguments: [recipient])
+            }
         }
     }
 
     public func setting(_ key: String) throws -> String? {
-        try pool.read { db in try Self.setting(key, db: db) }
+        try guarded("Reading a setting") { try pool.read { db in try Self.setting(key, db: db) } }
     }
 
     static func setting(_ key: String, db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
+        (try? Row.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])).flatMap { try? $0.decode(String.self, atIndex: 0) }
     }
 
     public func setSetting(_ key: String, _ value: String) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [key, value])
+        try guarded("Saving a setting") {
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [key, value])
+            }
         }
     }
 }
 
-/// Registry and history reads inside one database access, with cached statements.
+extension Row {
+    /// The column's value, or a ``StoreError`` `damagedRow` naming `record` and the column when it is
+    /// missing or of another type.
+    func required<T: DatabaseValueConvertible>(_ column: String, of record: @autoclosure () -> String) throws -> T {
+        guard let value = try optional(column, of: record()) as T? else {
+            throw StoreError(code: "damagedRow", message: "\(record()) in the database is damaged: its \(column) is missing.")
+        }
+        return value
+    }
+
+    /// The column's value, nil when NULL, or a ``StoreError`` when it is of another type.
+    func optional<T: DatabaseValueConvertible>(_ column: String, of record: @autoclosure () -> String) throws -> T? {
+        do {
+            return try decode(T?.self, forColumn: column)
+        } catch {
+            throw StoreError(code: "damagedRow", message: "\(record()) in the database is damaged: its \(column) is not valid.")
+        }
+    }
+}
+
+/// Registry and history reads inside one database access, with cached statements. A damaged row is
+/// a ``StoreError`` `damagedRow` naming it.
 struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
     let db: Database
 
     func key(id: String) throws -> (key: BrandKey, brand: String)? {
         let statement = try db.cachedStatement(sql: "SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE kid = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
-        return (try Self.brandKey(row), row["brand"])
+        return (try Self.brandKey(row), try row.required("brand", of: "Key \(id)"))
     }
 
     static func brandKey(_ row: Row) throws -> BrandKey {
-        guard let algorithm = SignatureAlgorithm(rawValue: row["algorithm"]), let status = KeyStatus(rawValue: row["status"]) else {
-            throw StoreError(code: "corrupt", message: "Key \(row["kid"] as String? ?? "?") has an unknown algorithm or status.")
+        let kid: String = try row.required("kid", of: "A brand key")
+        let record = "Key \(kid)"
+        guard let algorithm = SignatureAlgorithm(rawValue: try row.required("algorithm", of: record)),
+            let status = KeyStatus(rawValue: try row.required("status", of: record))
+        else {
+            throw StoreError(code: "damagedRow", message: "\(record) in the database is damaged: it has an unknown algorithm or status.")
         }
-        return BrandKey(kid: row["kid"], algorithm: algorithm, publicKey: row["publicKey"], status: status)
+        return BrandKey(kid: kid, algorithm: algorithm, publicKey: try row.required("publicKey", of: record), status: status)
     }
 
     func brand(id: String) throws -> Brand? {
@@ -409,34 +728,45 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
             try db.cachedStatement(sql: "SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE brand = ?"),
             arguments: [id]
         ).map(Self.brandKey)
-        return Brand(id: row["id"], name: row["name"], requiresSignature: row["requiresSignature"], keys: keys)
+        let record = "Brand \(id)"
+        return Brand(
+            id: id, name: try row.required("name", of: record), requiresSignature: try row.optional("requiresSignature", of: record),
+            keys: keys)
     }
 
     func product(gtin: String) throws -> Product? {
         let statement = try db.cachedStatement(sql: "SELECT gtin, name, brand, category, markets FROM product WHERE gtin = ?")
         guard let row = try Row.fetchOne(statement, arguments: [gtin]) else { return nil }
-        let markets = (row["markets"] as String).split(separator: ",").map(String.init)
-        return Product(gtin: row["gtin"], name: row["name"], brand: row["brand"], category: row["category"], markets: markets)
+        let record = "Product \(gtin)"
+        let markets = (try row.required("markets", of: record) as String).split(separator: ",").map(String.init)
+        return Product(
+            gtin: gtin, name: try row.required("name", of: record), brand: try row.required("brand", of: record),
+            category: try row.required("category", of: record), markets: markets)
     }
 
     func serial(gtin: String, serial: String) throws -> SerialRecord? {
         let statement = try db.cachedStatement(sql: "SELECT status FROM serial WHERE gtin = ? AND serial = ?")
-        guard let status = try String.fetchOne(statement, arguments: [gtin, serial]) else { return nil }
+        guard let row = try Row.fetchOne(statement, arguments: [gtin, serial]) else { return nil }
+        let status: String = try row.required("status", of: "Serial \(serial)")
         guard let parsed = SerialStatus(rawValue: status) else {
-            throw StoreError(code: "corrupt", message: "Serial \(serial) has an unknown status '\(status)'.")
+            throw StoreError(code: "damagedRow", message: "Serial \(serial) in the database is damaged: its status '\(status.prefix(40))' is unknown.")
         }
         return SerialRecord(gtin: gtin, serial: serial, status: parsed)
     }
 
     func priorScans(gtin: String, serial: String, since time: Double) throws -> [PriorScan] {
         let statement = try db.cachedStatement(
-            sql: "SELECT time, device, country, latitude, longitude FROM scan WHERE gtin = ? AND serial = ? AND time >= ? ORDER BY time")
-        return try Row.fetchAll(statement, arguments: [gtin, serial, time]).map {
-            PriorScan(time: $0["time"], device: $0["device"], country: $0["country"], latitude: $0["latitude"], longitude: $0["longitude"])
+            sql: "SELECT id, time, device, country, latitude, longitude FROM scan WHERE gtin = ? AND serial = ? AND time >= ? ORDER BY time")
+        return try Row.fetchAll(statement, arguments: [gtin, serial, time]).map { row in
+            let record = "Scan #\((try? row.decode(Int64.self, forColumn: "id")).map(String.init) ?? "?")"
+            return PriorScan(
+                time: try row.required("time", of: record), device: try row.optional("device", of: record),
+                country: try row.optional("country", of: record), latitude: try row.optional("latitude", of: record),
+                longitude: try row.optional("longitude", of: record))
         }
     }
 
-    func recipients(forPlates plates: [String], region: String?) throws -> [String: [String]] {
+    func recipients(forPlates plates: [String], country: Country?) throws -> [String: [String]] {
         guard !plates.isEmpty else { return [:] }
         var result: [String: [String]] = [:]
         // SQLite limits bound parameters; 500 plates per query is well inside it.
@@ -444,13 +774,15 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
             let chunk = Array(plates[start..<min(plates.count, start + 500)])
             var sql = "SELECT canonicalPlate, id FROM plateOwner WHERE canonicalPlate IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))"
             var arguments = StatementArguments(chunk)
-            if let region {
+            if let country {
                 sql += " AND region = ?"
-                _ = arguments.append(contentsOf: [region.uppercased()])
+                _ = arguments.append(contentsOf: [country.rawValue])
             }
             sql += " ORDER BY id"
             for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                result[row["canonicalPlate"], default: []].append(row["id"])
+                guard let plate = try? row.decode(String.self, forColumn: "canonicalPlate"), let id = try? row.decode(String.self, forColumn: "id")
+                else { throw StoreError(code: "damagedRow", message: "A registered plate owner in the database is damaged.") }
+                result[plate, default: []].append(id)
             }
         }
         return result
@@ -458,9 +790,11 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
 
     func charger(id: String) throws -> Charger? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM charger WHERE id = ?", arguments: [id]) else { return nil }
-        guard let status = ChargerStatus(rawValue: row["status"]) else {
-            throw StoreError(code: "corrupt", message: "Charger \(id) has an unknown status.")
+        let record = "Charger \(id)"
+        guard let status = ChargerStatus(rawValue: try row.required("status", of: record)) else {
+            throw StoreError(code: "damagedRow", message: "\(record) in the database is damaged: its status is unknown.")
         }
-        return Charger(id: row["id"], serial: row["serial"], location: row["location"], status: status)
+        return Charger(
+            id: id, serial: try row.required("serial", of: record), location: try row.required("location", of: record), status: status)
     }
 }

@@ -1,42 +1,41 @@
 import Foundation
+@_exported import SeerPlateText
 
 /// Grammar-valid confusion variants of a plate in a region: plates the reading could have been.
 ///
 /// The default, ``ConfusionVariants``, swaps commonly confused characters; a plate grammar can do
 /// better by keeping only variants that are valid plates in the region.
 public protocol PlateVariantProvider: Sendable {
-    /// Canonical variants of canonical `plate` (the plate itself excluded), best first.
-    func variants(of plate: String, region: String?) -> [String]
+    /// Canonical variants of canonical `plate` (the plate itself excluded), best first, under the
+    /// formats of `region` (every region when nil).
+    func variants(of plate: String, region: PlateRegion?) -> [String]
 }
 
-/// Plate text as stored and compared: uppercase A–Z and 0–9 only.
+/// Plate text as stored and compared: the one canonical form, ``PlateText/canonical(_:)``.
 public func canonicalPlate(_ text: String) -> String {
-    String(text.uppercased().unicodeScalars.filter { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }.map(Character.init))
+    PlateText.canonical(text)
 }
 
-/// Variants by swapping characters that OCR and people confuse (0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, 4/A, 7/T).
+/// Variants by swapping characters that OCR and people confuse: the pairs of ``PlateConfusions``
+/// (O/0, I/1, B/8, S/5, …), the same table the plate grammars use.
 public struct ConfusionVariants: PlateVariantProvider {
-    /// Groups of mutually confusable characters.
-    public var groups: [String]
+    /// Each glyph's confusable partners, likeliest first.
+    public var partners: [Character: [Character]]
     /// Most characters changed in one variant. Default 2.
     public var maxSubstitutions: Int
     /// Most variants returned. Default 256.
     public var limit: Int
 
     /// Creates the default provider.
-    public init(
-        groups: [String] = ["0ODQ", "1IL", "2Z", "5S", "8B", "6G", "4A", "7T"], maxSubstitutions: Int = 2, limit: Int = 256
-    ) {
-        self.groups = groups
+    public init(partners: [Character: [Character]] = PlateConfusions.partners, maxSubstitutions: Int = 2, limit: Int = 256) {
+        self.partners = partners
         self.maxSubstitutions = maxSubstitutions
         self.limit = limit
     }
 
-    public func variants(of plate: String, region: String?) -> [String] {
+    public func variants(of plate: String, region: PlateRegion?) -> [String] {
         let chars = Array(plate)
-        let alternatives: [[Character]] = chars.map { char in
-            groups.first { $0.contains(char) }.map { Array($0).filter { $0 != char } } ?? []
-        }
+        let alternatives: [[Character]] = chars.map { partners[$0] ?? [] }
         var out: [String] = []
         var seen: Set<String> = [plate]
         // One change before two: the closest variants come first.
@@ -97,8 +96,9 @@ public struct PlateResolution: Sendable, Codable, Equatable {
 
 /// Looks registered plates up by canonical text.
 public protocol PlateDirectory {
-    /// Recipient ids registered under these canonical plates (optionally in `region`), by plate.
-    func recipients(forPlates plates: [String], region: String?) throws -> [String: [String]]
+    /// Recipient ids registered under these canonical plates (only owners registered in `country`
+    /// when it is given), by plate.
+    func recipients(forPlates plates: [String], country: Country?) throws -> [String: [String]]
 }
 
 /// Resolves a plate reading to a recipient: exact canonical match first, then the reading's own
@@ -112,23 +112,32 @@ public struct PlateResolver: Sendable {
         self.variants = variants
     }
 
-    /// Resolves `text` (as read or typed); `candidates` are the reader's alternative readings, best first.
+    /// Resolves `text` (as read or typed).
+    ///
+    /// - Parameters:
+    ///   - text: the plate; checked with ``PlateText/validate(_:)``.
+    ///   - country: only owners registered in this country, or any owner when nil.
+    ///   - region: the plate grammar region whose formats decide variants; when nil, the country's
+    ///     (``Country/plateRegion``), else every region.
+    ///   - candidates: the reader's alternative readings, best first (ones that are no plate are skipped).
+    /// - Throws: ``PlateTextError`` when `text` cannot be a plate.
     public func resolve(
-        _ text: String, region: String? = nil, candidates: [String] = [], in directory: some PlateDirectory
+        _ text: String, country: Country? = nil, region: PlateRegion? = nil, candidates: [String] = [],
+        in directory: some PlateDirectory
     ) throws -> PlateResolution {
-        let plate = canonicalPlate(text)
-        guard !plate.isEmpty else { return PlateResolution(status: .notRegistered) }
-        let exact = try directory.recipients(forPlates: [plate], region: region)[plate] ?? []
+        let plate = try PlateText.validate(text)
+        let grammarRegion = region ?? country?.plateRegion
+        let exact = try directory.recipients(forPlates: [plate], country: country)[plate] ?? []
         if exact.count == 1 { return PlateResolution(status: .resolved, recipient: exact[0], plate: plate) }
         if exact.count > 1 { return PlateResolution(status: .ambiguous, candidates: [plate]) }
 
         var tried: [String] = []
         var seen: Set<String> = [plate]
-        for candidate in candidates.map(canonicalPlate) + variants.variants(of: plate, region: region)
-        where !candidate.isEmpty && seen.insert(candidate).inserted {
+        let typed = candidates.compactMap { try? PlateText.validate($0) }
+        for candidate in typed + variants.variants(of: plate, region: grammarRegion) where seen.insert(candidate).inserted {
             tried.append(candidate)
         }
-        let found = try directory.recipients(forPlates: tried, region: region)
+        let found = try directory.recipients(forPlates: tried, country: country)
         let matches = tried.filter { !(found[$0] ?? []).isEmpty }
         let owners = Set(matches.flatMap { found[$0] ?? [] })
         if owners.count == 1, let match = matches.first {

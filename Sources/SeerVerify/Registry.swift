@@ -110,16 +110,45 @@ public struct PlateOwner: Sendable, Codable, Equatable {
     public var email: String
     /// The plate as registered.
     public var plate: String
-    /// The plate's region, e.g. `GB`, `DE`.
-    public var region: String
+    /// The country the plate is registered in (JSON key `region`, or `country`).
+    public var country: Country
 
     /// Creates an owner record.
-    public init(id: String, name: String, email: String, plate: String, region: String) {
+    public init(id: String, name: String, email: String, plate: String, country: Country) {
         self.id = id
         self.name = name
         self.email = email
         self.plate = plate
-        self.region = region
+        self.country = country
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, email, plate, region, country }
+
+    /// Decodes an owner; the country is under `region` (as registry files have it) or `country`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        name = try c.decode(String.self, forKey: .name)
+        email = try c.decode(String.self, forKey: .email)
+        plate = try c.decode(String.self, forKey: .plate)
+        switch (c.contains(.region), c.contains(.country)) {
+        case (true, false): country = try c.decode(Country.self, forKey: .region)
+        case (false, true): country = try c.decode(Country.self, forKey: .country)
+        case (true, true):
+            throw DecodingError.dataCorruptedError(forKey: .country, in: c, debugDescription: "give the country once, as region or country")
+        case (false, false):
+            throw DecodingError.keyNotFound(CodingKeys.region, .init(codingPath: c.codingPath, debugDescription: "missing field"))
+        }
+    }
+
+    /// Encodes an owner as registry files have it (the country under `region`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(email, forKey: .email)
+        try c.encode(plate, forKey: .plate)
+        try c.encode(country, forKey: .region)
     }
 }
 

@@ -144,6 +144,10 @@ public struct Verification: Sendable, Codable, Equatable {
     public var source: String?
     /// The symbology it was read from, e.g. `qrcode`.
     public var symbology: String?
+    /// The line of the payload file it came from (1-based), when it came from one.
+    public var line: Int?
+    /// The saved scan's id, when it was saved (for `seer history --id` and `seer report`).
+    public var scanID: Int64?
     /// The syntax, when it is a product code.
     public var format: PayloadFormat?
     /// The 14-digit GTIN.
@@ -212,7 +216,10 @@ public struct Verifier: Sendable {
         }
     }
 
-    /// Verifies one payload.
+    /// Verifies one payload, in named stages: parse the payload, then (for a product code) look
+    /// up the product, check the signature, the serial, where it was scanned, repeats in the photo or
+    /// batch, and clone signals in the history. Each stage raises the verdict and adds its reasons;
+    /// the verdict only ever rises (counterfeit > suspicious > authentic > unknown).
     ///
     /// - Parameters:
     ///   - payload: the decoded text.
@@ -224,123 +231,170 @@ public struct Verifier: Sendable {
         _ payload: String, context: ScanContext, registry: some RegistryLookup, history: some ScanHistoryLookup,
         duplicate: Reason? = nil
     ) throws -> Verification {
-        var result = Verification(verdict: .unknown, reasons: [], payload: payload)
+        var assessment = Assessment(payload: payload)
+        let code: ProductCode
+        switch PayloadParser.parse(payload) {
+        case .notAProductCode:
+            return assessment.notAProductCode()
+        case .signedOther(let signed):
+            return try tokenWithoutClaims(signed, registry: registry, assessment)
+        case .invalid(let issue, let signed):
+            return invalidProductCode(issue, signed: signed, assessment)
+        case .product(let found):
+            code = found
+        }
+        assessment.describe(code)
+        let product = try registry.product(gtin: code.gtin)
+        if let product {
+            assessment.result.product = ProductInfo(name: product.name, brand: product.brand, category: product.category)
+        }
+        let brand = try product.flatMap { try registry.brand(id: $0.brand) }
+        let validSignature = try checkSignature(code, product: product, brand: brand, registry: registry, &assessment)
+        let registeredSerial = try checkSerial(code, product: product, validSignature: validSignature, registry: registry, &assessment)
+        if validSignature || registeredSerial {
+            assessment.raise(.authentic, validSignature ? .validSignature : .registeredSerial)
+        }
+        checkMarket(product, context: context, &assessment)
+        if let duplicate { assessment.raise(.suspicious, duplicate) }
+        if let serial = code.serial, product != nil {
+            let prior = try history.priorScans(gtin: code.gtin, serial: serial, since: context.time - configuration.windowSeconds)
+            for reason in cloneSignals(prior: prior, context: context, notes: &assessment.result.notes) {
+                assessment.raise(.suspicious, .cloneSuspected)
+                assessment.raise(.suspicious, reason)
+            }
+        }
+        return assessment.finished()
+    }
+
+    /// The verification being built: the result so far and the verdict, which only rises.
+    struct Assessment {
+        var result: Verification
         var verdict = Verdict.unknown
-        func raise(_ to: Verdict, _ reason: Reason) {
+
+        init(payload: String) { result = Verification(verdict: .unknown, reasons: [], payload: payload) }
+
+        /// Raises the verdict to `to` (if higher) and records the reason once.
+        mutating func raise(_ to: Verdict, _ reason: Reason) {
             if to > verdict { verdict = to }
             if !result.reasons.contains(reason) { result.reasons.append(reason) }
         }
 
-        let code: ProductCode
-        switch PayloadParser.parse(payload) {
-        case .notAProductCode:
+        /// The fields read from the code.
+        mutating func describe(_ code: ProductCode) {
+            result.format = code.format
+            result.gtin = code.gtin
+            result.serial = code.serial
+            result.lot = code.lot
+            result.expiry = code.expiry
+            result.keyID = code.signed?.keyID
+        }
+
+        func notAProductCode() -> Verification {
+            var result = result
             result.reasons = [.notAProductCode]
             return result
-        case .signedOther(let signed):
-            // A token without product claims: forged if a registered key's signature does not match.
-            result.keyID = signed.keyID
-            if let (key, _) = try registry.key(id: signed.keyID), !Self.check(signed, with: key) {
-                result.verdict = .counterfeit
-                result.reasons = [.badSignature]
-            } else {
-                result.reasons = [.notAProductCode]
-            }
-            return result
-        case .invalid(let issue, let signed):
-            result.notes.append(issue.description)
-            if signed {
-                raise(.counterfeit, .badSignature)
-                raise(.counterfeit, .invalidPayload)
-            } else {
-                raise(.suspicious, .invalidPayload)
-            }
+        }
+
+        /// The result with its verdict and the reasons that drove it first.
+        func finished() -> Verification {
+            var result = result
             result.verdict = verdict
+            result.reasons = Verifier.ordered(result.reasons, verdict: verdict)
             return result
-        case .product(let found):
-            code = found
         }
-        result.format = code.format
-        result.gtin = code.gtin
-        result.serial = code.serial
-        result.lot = code.lot
-        result.expiry = code.expiry
-        result.keyID = code.signed?.keyID
+    }
 
-        let product = try registry.product(gtin: code.gtin)
-        if let product {
-            result.product = ProductInfo(name: product.name, brand: product.brand, category: product.category)
-        }
-        let brand = try product.flatMap { try registry.brand(id: $0.brand) }
-
-        // Signature.
-        var validSignature = false
-        if let signed = code.signed {
-            if let (key, keyBrand) = try registry.key(id: signed.keyID) {
-                if !Self.check(signed, with: key) {
-                    raise(.counterfeit, .badSignature)
-                } else if key.status == .revoked {
-                    raise(.counterfeit, .revokedKey)
-                } else if let product, product.brand != keyBrand {
-                    raise(.counterfeit, .wrongBrandKey)
-                    result.notes.append("Signed by \(keyBrand)'s key but the product belongs to \(product.brand).")
-                } else {
-                    validSignature = true
-                    result.reasons.append(.validSignature)
-                }
-            } else {
-                // A key nobody registered: forged if the product is known, otherwise nothing can be said.
-                raise(product != nil ? .counterfeit : .unknown, .unknownKey)
-            }
+    /// A token without product claims: forged if a registered key's signature does not match.
+    func tokenWithoutClaims(_ signed: SignedPart, registry: some RegistryLookup, _ assessment: Assessment) throws -> Verification {
+        var result = assessment.result
+        result.keyID = signed.keyID
+        if let (key, _) = try registry.key(id: signed.keyID), !Self.check(signed, with: key) {
+            result.verdict = .counterfeit
+            result.reasons = [.badSignature]
         } else {
-            result.reasons.append(.unsigned)
+            result.reasons = [.notAProductCode]
+        }
+        return result
+    }
+
+    /// A product code whose contents are broken: counterfeit when it was signed, else suspicious.
+    func invalidProductCode(_ issue: PayloadIssue, signed: Bool, _ assessment: Assessment) -> Verification {
+        var assessment = assessment
+        assessment.result.notes.append(issue.description)
+        if signed {
+            assessment.raise(.counterfeit, .badSignature)
+            assessment.raise(.counterfeit, .invalidPayload)
+        } else {
+            assessment.raise(.suspicious, .invalidPayload)
+        }
+        var result = assessment.result
+        result.verdict = assessment.verdict
+        return result
+    }
+
+    /// The signature stage: whether the code is validly signed by an active key of its product's brand.
+    func checkSignature(
+        _ code: ProductCode, product: Product?, brand: Brand?, registry: some RegistryLookup, _ assessment: inout Assessment
+    ) throws -> Bool {
+        guard let signed = code.signed else {
+            assessment.result.reasons.append(.unsigned)
             if let brand, brand.signsAllCodes {
-                raise(.counterfeit, .unsigned)
-                result.notes.append("\(brand.name) signs all its codes; this one is unsigned.")
+                assessment.raise(.counterfeit, .unsigned)
+                assessment.result.notes.append("\(brand.name) signs all its codes; this one is unsigned.")
             }
+            return false
         }
+        guard let (key, keyBrand) = try registry.key(id: signed.keyID) else {
+            // A key nobody registered: forged if the product is known, otherwise nothing can be said.
+            assessment.raise(product != nil ? .counterfeit : .unknown, .unknownKey)
+            return false
+        }
+        if !Self.check(signed, with: key) {
+            assessment.raise(.counterfeit, .badSignature)
+        } else if key.status == .revoked {
+            assessment.raise(.counterfeit, .revokedKey)
+        } else if let product, product.brand != keyBrand {
+            assessment.raise(.counterfeit, .wrongBrandKey)
+            assessment.result.notes.append("Signed by \(keyBrand)'s key but the product belongs to \(product.brand).")
+        } else {
+            assessment.result.reasons.append(.validSignature)
+            return true
+        }
+        return false
+    }
 
-        // Registry.
-        var registeredSerial = false
-        if product == nil {
-            raise(validSignature ? .suspicious : .unknown, .unknownProduct)
-        } else if let serial = code.serial {
-            if let record = try registry.serial(gtin: code.gtin, serial: serial) {
-                switch record.status {
-                case .active:
-                    registeredSerial = true
-                    result.reasons.append(.registeredSerial)
-                case .recalled: raise(.suspicious, .recalled)
-                case .decommissioned: raise(.counterfeit, .decommissioned)
-                }
-            } else {
-                // Signed by the brand yet missing from its list: the list may lag. Unsigned: forged.
-                raise(validSignature ? .suspicious : .counterfeit, .unknownSerial)
-            }
+    /// The registry stage: whether the product is known and its serial registered and active.
+    func checkSerial(
+        _ code: ProductCode, product: Product?, validSignature: Bool, registry: some RegistryLookup, _ assessment: inout Assessment
+    ) throws -> Bool {
+        guard product != nil else {
+            assessment.raise(validSignature ? .suspicious : .unknown, .unknownProduct)
+            return false
         }
-        if validSignature || registeredSerial {
-            raise(.authentic, validSignature ? .validSignature : .registeredSerial)
+        guard let serial = code.serial else { return false }
+        guard let record = try registry.serial(gtin: code.gtin, serial: serial) else {
+            // Signed by the brand yet missing from its list: the list may lag. Unsigned: forged.
+            assessment.raise(validSignature ? .suspicious : .counterfeit, .unknownSerial)
+            return false
         }
+        switch record.status {
+        case .active:
+            assessment.result.reasons.append(.registeredSerial)
+            return true
+        case .recalled: assessment.raise(.suspicious, .recalled)
+        case .decommissioned: assessment.raise(.counterfeit, .decommissioned)
+        }
+        return false
+    }
 
-        // Where it was scanned.
+    /// The market stage: a scan outside the countries the product is sold in is suspicious.
+    func checkMarket(_ product: Product?, context: ScanContext, _ assessment: inout Assessment) {
         if let country = context.country?.uppercased(), let product, !product.markets.isEmpty,
             !product.markets.map({ $0.uppercased() }).contains(country)
         {
-            raise(.suspicious, .outsideMarket)
-            result.notes.append("Scanned in \(country); sold in \(product.markets.joined(separator: ", ")).")
+            assessment.raise(.suspicious, .outsideMarket)
+            assessment.result.notes.append("Scanned in \(country); sold in \(product.markets.joined(separator: ", ")).")
         }
-        if let duplicate { raise(.suspicious, duplicate) }
-
-        // Clone signals from history.
-        if let serial = code.serial, product != nil {
-            let prior = try history.priorScans(gtin: code.gtin, serial: serial, since: context.time - configuration.windowSeconds)
-            for reason in cloneSignals(prior: prior, context: context, notes: &result.notes) {
-                raise(.suspicious, .cloneSuspected)
-                raise(.suspicious, reason)
-            }
-        }
-        result.verdict = verdict
-        result.reasons = Self.ordered(result.reasons, verdict: verdict)
-        return result
     }
 
     func cloneSignals(prior: [PriorScan], context: ScanContext, notes: inout [String]) -> [Reason] {
@@ -404,6 +458,11 @@ public struct DuplicateTracker: Sendable {
     /// A tracker for a batch (`duplicateInBatch`) or a photo (`duplicateInPhoto`).
     public init(reason: Reason = .duplicateInBatch) {
         self.reason = reason
+    }
+
+    /// Remembers an item seen earlier (for a batch continued after a stop).
+    public mutating func remember(gtin: String, serial: String) {
+        seen.insert(gtin + "\u{1D}" + serial)
     }
 
     /// `reason` when this payload's GTIN+serial was already seen, else `nil`; remembers it.

@@ -7,7 +7,8 @@ struct ChargerCommand: ParsableCommand {
         commandName: "charger",
         abstract: "What to do at a charger: from its typed ID, a code's payload, or a photo of its code.",
         discussion: """
-            INPUT is a typed ID (six digits, 100000–999999), a photo file, or with --payload the text a charger \
+            INPUT is a typed ID (six digits, 100000–999999), a photo file (- for standard input), or with \
+            --payload the text a charger \
             QR Code holds (the ID alone or inside a URL, as a query parameter or a path segment).
             Actions: Begin charging (Available); Charger occupied (Preparing, Charging, SuspendedEVSE, \
             SuspendedEV, Finishing, Reserved); Charger out of order (Faulted); Charger not available \
@@ -22,22 +23,25 @@ struct ChargerCommand: ParsableCommand {
     @Option(name: .long, help: "The payload of a charger QR Code.")
     var payload: String?
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
+    @OptionGroup var output: FormatOption
     @OptionGroup var store: StoreOptions
+
+    var format: OutputFormat { output.format }
 
     func validate() throws {
         if (input == nil) == (payload == nil) { throw ValidationError("Give a charger ID or photo, or --payload TEXT.") }
     }
 
     func run() throws {
-        let engine = Engine()
-        let database = try store.open(engine)
+        let engine = EngineFactory.make(db: store.db)
+        let database = engine.storeOrExit(format: format)
         do {
             let resolution: ChargerResolution
             if let payload {
                 resolution = try engine.resolveCharger(payload: payload, store: database)
+            } else if input == "-" {
+                resolution = try engine.resolveCharger(
+                    photo: try StandardInput.shared.bytes(), file: "-", store: database)
             } else if let input, FileManager.default.fileExists(atPath: input) {
                 resolution = try engine.resolveCharger(photo: input, store: database)
             } else {
@@ -51,20 +55,8 @@ struct ChargerCommand: ParsableCommand {
                 if let location = resolution.location { line += " — \(location)" }
                 Console.out(line)
             }
-        } catch let issue as PayloadIssue {
-            fail(issue.code, issue.message)
-        } catch let error as StoreError {
-            fail(error.code, error.message)
-        } catch let error as ImageError {
-            fail(error.code.rawValue, error.message)
+        } catch {
+            Failures.exit(error, file: input ?? payload ?? "-", format: format)
         }
-    }
-
-    func fail(_ code: String, _ message: String) -> Never {
-        switch format {
-        case .json: Console.jsonLine(FileFailure(file: input ?? payload ?? "-", code: code, message: message))
-        case .text: Console.err("seer: \(message)")
-        }
-        Self.exit(withError: ExitCode(1))
     }
 }

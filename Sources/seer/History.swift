@@ -10,7 +10,7 @@ struct HistoryFilters: ParsableArguments {
     @Option(name: .long, help: "all, success (authentic) or failed (anything else).")
     var result: ResultFilter = .all
 
-    @Option(name: .long, help: "Only this product category.")
+    @Option(name: .long, help: "Only this product category (case is ignored).")
     var category: String?
 
     @Option(name: .long, help: "day, week, month or all (default: the history.period setting, else all).")
@@ -29,10 +29,18 @@ struct History: ParsableCommand {
         commandName: "history",
         abstract: "List saved scans, newest first, with filters and full-text search.",
         discussion: """
+            --id ID prints one scan with every field and the counterfeit reports made on it (seer report). \
             --suggest PREFIX prints search terms starting with PREFIX (live suggestions); --recent prints \
-            recent searches; --set-default-period sets the period used when --period is not given.
-            JSON: {"scans":[…],"hasMore","nextOffset"}; each scan has every field of the history.
+            recent searches; --set-default-period sets the period used when --period is not given. A search \
+            has at most 256 characters and a page at most 1000 scans.
+            JSON: {"scans":[…],"hasMore","nextOffset"}; each scan has every field of the history. With --id: \
+            the scan's fields and "reports":[{"id","scan","reason","reportedAt"}]. A failure: \
+            {"file":"","error":{"code","message"}} (damagedRow names the scan, notFound an unknown id).
+            Exit codes: 0 printed, 1 no such scan or the store failed (a damaged row included), 64 usage error.
             """)
+
+    @Option(name: .long, help: "Print this scan with every field and its reports.")
+    var id: Int64?
 
     @OptionGroup var filters: HistoryFilters
 
@@ -51,18 +59,39 @@ struct History: ParsableCommand {
     @Option(name: .long, help: "Make this period the default (day, week, month, all).")
     var setDefaultPeriod: Period?
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
+    @OptionGroup var output: FormatOption
     @OptionGroup var store: StoreOptions
+
+    var format: OutputFormat { output.format }
 
     func validate() throws {
         if limit <= 0 { throw ValidationError("--limit must be positive.") }
         if offset < 0 { throw ValidationError("--offset cannot be negative.") }
+        if let search = filters.search, search.count > Engine.Limits().searchCharacters {
+            throw ValidationError("--search has at most \(Engine.Limits().searchCharacters) characters.")
+        }
+        if limit > Engine.Limits().pageSize { throw ValidationError("--limit is at most \(Engine.Limits().pageSize).") }
     }
 
     func run() throws {
-        let database = try store.open(Engine())
+        let engine = EngineFactory.make(db: store.db)
+        let database = engine.storeOrExit(format: format)
+        do {
+            try list(engine, database)
+        } catch {
+            Failures.exit(error, file: "", format: format)
+        }
+    }
+
+    func list(_ engine: Engine, _ database: any SeerStore) throws {
+        if let id {
+            let details = try engine.scanDetails(id: id, store: database)
+            switch format {
+            case .json: Console.jsonLine(details)
+            case .text: Self.describe(details)
+            }
+            return
+        }
         if let period = setDefaultPeriod {
             try database.setSetting("history.period", period.rawValue)
             Console.err("seer: default history period is now \(period.rawValue)")
@@ -85,7 +114,7 @@ struct History: ParsableCommand {
             return
         }
         if let search = filters.search { try database.rememberSearch(search) }
-        let page = try database.history(filters.query(limit: limit, offset: offset))
+        let page = try engine.history(filters.query(limit: limit, offset: offset), store: database)
         switch format {
         case .json: Console.jsonLine(page)
         case .text:
@@ -99,6 +128,29 @@ struct History: ParsableCommand {
                 Console.out(line)
             }
             if let next = page.nextOffset { Console.err("seer: more with --offset \(next)") }
+        }
+    }
+
+    /// Every field of one scan, one `key: value` a line, then its reports.
+    static func describe(_ details: ScanDetails) {
+        let scan = details.scan
+        let formatter = ISO8601DateFormatter()
+        var fields: [(String, String?)] = [
+            ("id", scan.id.map(String.init)), ("time", formatter.string(from: Date(timeIntervalSince1970: scan.time))),
+            ("verdict", scan.verdict.rawValue), ("reasons", scan.reasons.map(\.rawValue).joined(separator: ", ")),
+            ("payload", scan.payload), ("format", scan.format?.rawValue), ("gtin", scan.gtin), ("serial", scan.serial),
+            ("lot", scan.lot), ("expiry", scan.expiry), ("productName", scan.productName), ("brand", scan.brand),
+            ("category", scan.category), ("mode", scan.mode.rawValue), ("device", scan.device), ("sourceFile", scan.sourceFile),
+            ("symbology", scan.symbology), ("country", scan.country), ("latitude", scan.latitude.map { "\($0)" }),
+            ("longitude", scan.longitude.map { "\($0)" }), ("batchID", scan.batchID),
+        ]
+        if let notes = scan.notes { fields.append(("notes", notes.replacingOccurrences(of: "\n", with: " / "))) }
+        for (key, value) in fields {
+            Console.out("\(key.padding(toLength: 12, withPad: " ", startingAt: 0)) \(value ?? "-")")
+        }
+        Console.out("reports      \(details.reports.count)")
+        for report in details.reports {
+            Console.out("  \(formatter.string(from: Date(timeIntervalSince1970: report.reportedAt)))  \(report.reason ?? "(no reason given)")")
         }
     }
 }

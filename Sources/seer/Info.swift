@@ -1,28 +1,35 @@
 import ArgumentParser
 import Seer
+import Synchronization
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Print each image's format, displayed size and EXIF orientation.",
         discussion: """
-            Every file is decoded in full (JPEG at 1/8 scale, which still reads all of its data), so a \
-            truncated or corrupt file is reported here rather than later. A directory stands for every \
-            file below it.
+            Only the headers are read: a 100-megapixel photo costs what a small one does. With --check \
+            every file is also decoded (JPEG at 1/8 scale, which still reads all of its data; within \
+            the decoders' work budget), so a truncated or corrupt file is reported here rather than \
+            later. PATH is an image file, a directory (every photo below it, recursively) or - for \
+            standard input.
 
-            JSON: one object per file per line, {"file","format","width","height","orientation"}, or \
-            {"file","error":{"code","message"}} for a file that failed; the command goes on with the next.
+            JSON: one object per file per line, {"file","format","width","height","orientation", \
+            "storedWidth","storedHeight"}, or {"file","error":{"code","message"}} for a file that failed; \
+            the command goes on with the next.
 
             Exit codes: 0 all files read, 1 some file failed, 64 usage error.
             """)
 
-    @Option(name: .long, help: "Output format: text or json (JSON Lines).")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOption
+    @OptionGroup var jobs: JobsOption
 
     @Option(name: .long, help: "Refuse images with more pixels than this.")
     var pixelLimit: Int = 100_000_000
 
-    @Argument(help: "Image files or directories (PNG or JPEG, recognised by content).")
+    @Flag(name: .long, help: "Also decode each image, to report truncated or corrupt data.")
+    var check = false
+
+    @Argument(help: "Image files (PNG, JPEG, HEIC or WebP, recognised by content), directories, or - for standard input.")
     var files: [String]
 
     func validate() throws {
@@ -31,26 +38,34 @@ struct Info: ParsableCommand {
     }
 
     func run() throws {
-        var failed = false
-        for file in Inputs.expand(files) {
+        let options = DecodeOptions(pixelLimit: pixelLimit, scale: 8, applyOrientation: false)
+        let format = output.format
+        let failed = Mutex(false)
+        OrderedRunner.run(Inputs.inputs(files), jobs: jobs.jobs) { _, input -> Result<InfoReport, FileFailure> in
             do {
-                let decoded = try ImageDecoder.decode(
-                    contentsOf: file, options: DecodeOptions(pixelLimit: pixelLimit, scale: 8, applyOrientation: false))
-                let report = InfoReport(file: file, info: decoded.info)
+                let info =
+                    check
+                    ? try input.decode(options).info
+                    : input.name == "-"
+                        ? try ImageDecoder.info(of: try input.bytes(limit: Int.max), pixelLimit: pixelLimit)
+                        : try ImageDecoder.info(contentsOf: input.name, pixelLimit: pixelLimit)
+                return .success(InfoReport(file: input.name, info: info))
+            } catch {
+                return .failure(FileFailure(file: input.name, error: error))
+            }
+        } emit: { _, result in
+            switch result {
+            case .success(let report):
                 switch format {
                 case .json: Console.jsonLine(report)
                 case .text:
-                    Console.out(
-                        "\(file): \(report.format.rawValue) \(report.width)x\(report.height) orientation \(report.orientation)")
+                    Console.out("\(report.file): \(report.format.rawValue) \(report.width)x\(report.height) orientation \(report.orientation)")
                 }
-            } catch let error as ImageError {
-                failed = true
-                switch format {
-                case .json: Console.jsonLine(FileFailure(file: file, error))
-                case .text: Console.err("seer: \(file): \(error.code.rawValue): \(error.message)")
-                }
+            case .failure(let failure):
+                failed.withLock { $0 = true }
+                Failures.print(failure, format: format)
             }
         }
-        if failed { throw ExitCode(1) }
+        if failed.withLock({ $0 }) { throw ExitCode(1) }
     }
 }

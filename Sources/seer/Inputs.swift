@@ -22,15 +22,15 @@ enum Inputs {
         return ImageDecoder.sniff(contentsOf: path) != nil
     }
 
-    static func expand(_ paths: [String]) -> [String] {
+    static func expand(_ paths: [String], keeping wanted: (String) -> Bool = looksLikePhoto) -> [String] {
         paths.flatMap { path -> [String] in
             var st = stat()
             guard path != "-", stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return [path] }
-            return files(under: path)
+            return files(under: path, keeping: wanted)
         }
     }
 
-    private static func files(under directory: String) -> [String] {
+    private static func files(under directory: String, keeping wanted: (String) -> Bool) -> [String] {
         guard let dir = opendir(directory) else { return [directory] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -45,8 +45,8 @@ enum Inputs {
             let path = "\(base)/\(name)"
             var st = stat()
             guard stat(path, &st) == 0 else { return [path] }
-            if (st.st_mode & S_IFMT) == S_IFDIR { return files(under: path) }
-            return (st.st_mode & S_IFMT) == S_IFREG && looksLikePhoto(path) ? [path] : []
+            if (st.st_mode & S_IFMT) == S_IFDIR { return files(under: path, keeping: wanted) }
+            return (st.st_mode & S_IFMT) == S_IFREG && wanted(path) ? [path] : []
         }
     }
 }

@@ -1,13 +1,7 @@
 import ArgumentParser
 import Foundation
 import Seer
-
-/// `--region us|eu|br|auto`.
-enum RegionChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case us, eu, br, auto
-
-    var region: PlateRegion? { PlateRegion(rawValue: rawValue) }
-}
+import Synchronization
 
 /// `seer plate …`: licence-plate commands (reading and grammar here; owner look-up and messages in
 /// `PlateOwner.swift`).
@@ -18,13 +12,14 @@ struct Plate: ParsableCommand {
         subcommands: [Read.self, Normalize.self, PlateResolve.self, PlateMessage.self, PlateInbox.self])
 }
 
-/// What `seer plate read --format json` prints for one photo.
-struct PlateReport: Codable, Sendable {
-    var file: String
-    var width: Int
-    var height: Int
-    var orientation: Int
-    var plates: [PlateReading]
+/// A typed plate checked as `normalize`, `resolve` and `message` all check it: a usage error (64)
+/// that says why when it cannot be a plate.
+func validateTypedPlate(_ text: String) throws {
+    do {
+        _ = try PlateText.validate(text)
+    } catch {
+        throw ValidationError(error.message)
+    }
 }
 
 extension Plate {
@@ -33,6 +28,7 @@ extension Plate {
             commandName: "read",
             abstract: "Find and read the licence plates in each photo.",
             discussion: """
+                PATH is a photo, a directory (every photo below it, recursively) or - for standard input.
                 JSON: one object per photo per line, {"file","width","height","orientation","plates":[…]},
                 plates most trustworthy first, each {"text","confidence","region","grammar","corners",
                 "box","characters","candidates"}; or {"file","error":{"code","message"}} for a photo that
@@ -40,73 +36,59 @@ extension Plate {
                 Exit codes: 0 a plate was read, 2 no plate in any photo, 1 an input failed, 64 usage error.
                 """)
 
-        @Option(name: .long, help: "Region whose grammars decide readings: us, eu, br or auto.")
-        var region: RegionChoice = .auto
+        @OptionGroup var regionOption: RegionOption
+        @OptionGroup var output: FormatOption
+        @OptionGroup var jobs: JobsOption
 
-        @Option(name: .long, help: "Output format: text or json (JSON Lines).")
-        var format: OutputFormat = .text
+        @Option(
+            name: .long,
+            help: "Plates below this confidence (0–1: the chance the reading is exactly right) are not reported (default \(PlateReader.Options.defaultMinimumConfidence)).")
+        var minConfidence: Double?
 
-        @Option(name: .long, help: "Photos read in parallel (default: the number of cores).")
-        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-
-        @Argument(help: "Photos (PNG or JPEG, recognised by content).")
+        @Argument(help: "Photos (PNG, JPEG, HEIC or WebP, recognised by content), directories, or - for standard input.")
         var files: [String]
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("Give at least one photo.") }
-            if jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+            _ = try regionOption.parsed(allowCountry: false)
+            if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1.") }
         }
 
         func run() throws {
-            OCRThreads.limitToOnePerWorker()
-            let engine = Engine()
-            do { _ = try engine.plateReader() } catch let error as PlateError {
-                Console.err("seer: \(error)")
-                throw ExitCode(1)
-            }
-            let results = Results(count: files.count)
-            let files = self.files, region = region.region
-            DispatchQueue.concurrentPerform(iterations: min(jobs, files.count)) { worker in
-                var index = worker
-                while index < files.count {
-                    let file = files[index]
-                    do {
-                        let image = try engine.decode(contentsOf: file)
-                        let plates = try engine.readPlates(in: image, region: region)
-                        results.set(index, .success(PlateReport(
-                            file: file, width: image.info.width, height: image.info.height,
-                            orientation: image.info.orientation.rawValue, plates: plates)))
-                    } catch let error as ImageError {
-                        results.set(index, .failure(FileFailure(file: file, error)))
-                    } catch {
-                        results.set(index, .failure(FileFailure(file: file, code: "plateReadFailed", message: "\(error)")))
-                    }
-                    index += min(jobs, files.count)
+            let minConfidence = self.minConfidence
+            let engine = EngineFactory.make { if let minConfidence { $0.plates.minimumConfidence = minConfidence } }
+            let format = output.format
+            do { _ = try engine.plateReader() } catch { Failures.exit(error, file: "", format: format) }
+            let region = try regionOption.parsed(allowCountry: false).region
+            let byteLimit = engine.configuration.decode.byteLimit
+            let state = Mutex((failed: false, anyPlate: false))
+            OrderedRunner.run(Inputs.inputs(files), jobs: jobs.jobs) { _, input -> Result<PlateReport, FileFailure> in
+                do {
+                    return .success(try engine.plateReport(try input.bytes(limit: byteLimit), file: input.name, region: region))
+                } catch {
+                    return .failure(FileFailure(file: input.name, error: error))
                 }
-            }
-            var failed = false, anyPlate = false
-            for result in results.all() {
+            } emit: { _, result in
                 switch result {
                 case .success(let report):
-                    if !report.plates.isEmpty { anyPlate = true }
+                    if !report.plates.isEmpty { state.withLock { $0.anyPlate = true } }
                     switch format {
                     case .json: Console.jsonLine(report)
                     case .text:
                         if report.plates.isEmpty { Console.out("\(report.file): no plate") }
                         for plate in report.plates {
                             let others = plate.candidates.dropFirst().map(\.text).joined(separator: " ")
-                            Console.out("\(report.file): \(plate.text) (\(plate.grammar ?? "no grammar"), confidence \(String(format: "%.2f", plate.confidence)))\(others.isEmpty ? "" : " or: \(others)")")
+                            Console.out(
+                                "\(report.file): \(plate.text) (\(plate.grammar ?? "no grammar"), confidence \(String(format: "%.2f", plate.confidence)))\(others.isEmpty ? "" : " or: \(others)")"
+                            )
                         }
                     }
                 case .failure(let failure):
-                    failed = true
-                    switch format {
-                    case .json: Console.jsonLine(failure)
-                    case .text: Console.err("seer: \(failure.file): \(failure.error.code): \(failure.error.message)")
-                    }
-                case nil: break
+                    state.withLock { $0.failed = true }
+                    Failures.print(failure, format: format)
                 }
             }
+            let (failed, anyPlate) = state.withLock { $0 }
             if failed { throw ExitCode(1) }
             if !anyPlate { throw ExitCode(2) }
         }
@@ -118,26 +100,32 @@ extension Plate {
             abstract: "Check a typed plate: canonical form, the format it matches, confusion variants.",
             discussion: """
                 JSON: {"input","canonical","grammar","region","variants"}. Separators and case are
-                ignored; O/0, I/1, B/8, … are swapped only where a format demands a letter or a digit.
-                Exit codes: 0 the plate matches a format, 2 it matches none, 64 usage error.
+                ignored, and letters with accents count as their base letter (Ü as U); Cyrillic or Greek
+                look-alike letters, emoji, symbols and control characters are refused, saying why.
+                O/0, I/1, B/8, … are swapped only where a format demands a letter or a digit.
+                Exit codes: 0 the plate matches a format, 2 it matches none, 64 usage error (including a
+                text that cannot be a plate).
                 """)
 
-        @Option(name: .long, help: "Region whose grammars apply: us, eu, br or auto.")
-        var region: RegionChoice = .auto
-
-        @Option(name: .long, help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var regionOption: RegionOption
+        @OptionGroup var output: FormatOption
 
         @Argument(help: "The plate text as typed.")
         var text: String
 
         func validate() throws {
-            if PlateGrammar.clean(text).isEmpty { throw ValidationError("The plate has no letters or digits.") }
+            try validateTypedPlate(text)
+            _ = try regionOption.parsed(allowCountry: false)
         }
 
         func run() throws {
-            let result = Engine().normalizePlate(text, region: region.region)
-            switch format {
+            let result: PlateNormalization
+            do {
+                result = try EngineFactory.make().normalizePlate(text, region: try regionOption.parsed(allowCountry: false).region)
+            } catch {
+                Failures.exit(error, file: text, format: output.format, status: 64)
+            }
+            switch output.format {
             case .json: Console.jsonLine(result)
             case .text:
                 let variants = result.variants.isEmpty ? "" : " variants: \(result.variants.prefix(10).joined(separator: " "))"
@@ -146,30 +134,4 @@ extension Plate {
             if result.grammar == nil { throw ExitCode(2) }
         }
     }
-}
-
-/// Per-file results filled in by parallel workers, printed in input order.
-private final class Results: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Outcome?]
-
-    init(count: Int) { items = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Outcome) {
-        lock.lock()
-        items[index] = value
-        lock.unlock()
-    }
-
-    func all() -> [Outcome?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
-    }
-}
-
-/// One photo's outcome.
-private enum Outcome: Sendable {
-    case success(PlateReport)
-    case failure(FileFailure)
 }

@@ -2,11 +2,34 @@ import ArgumentParser
 import Foundation
 import Seer
 
-/// `seer plate resolve`, `seer plate message`, `seer plate inbox`: plate to owner.
-struct PlateOwnerCommands: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "plate", abstract: "Licence plates: find the owner's inbox and leave a message.",
-        subcommands: [PlateResolve.self, PlateMessage.self, PlateInbox.self])
+/// `--country CC` and `--region` for the owner commands: the owner's country (ISO 3166) and the
+/// plate grammar region. `--region GB`, as these commands once took a country, still means
+/// `--country GB` (with a note on standard error).
+struct OwnerOptions: ParsableArguments {
+    @Option(name: .long, help: "Only owners registered in this country (ISO 3166-1 alpha-2, e.g. GB, DE).", transform: parseCountry)
+    var country: Country?
+
+    @OptionGroup var regionOption: RegionOption
+
+    func validate() throws { _ = try resolved() }
+
+    func resolved() throws -> (country: Country?, region: PlateRegion?) {
+        let (region, legacyCountry) = try regionOption.parsed(allowCountry: true)
+        if let legacyCountry {
+            if let country, country != legacyCountry {
+                throw ValidationError("--region \(regionOption.region) names a country other than --country \(country).")
+            }
+            return (legacyCountry, nil)
+        }
+        return (country, region)
+    }
+
+    /// Says once, on standard error, that `--region CC` is now `--country CC`.
+    func noteLegacy() {
+        if (try? regionOption.parsed(allowCountry: true).country) != nil, let country = Country(rawValue: regionOption.region) {
+            Console.err("seer: note: --region \(regionOption.region) is taken as --country \(country); --region is the plate grammar region (us, eu, br, auto)")
+        }
+    }
 }
 
 struct PlateResolve: ParsableCommand {
@@ -14,63 +37,62 @@ struct PlateResolve: ParsableCommand {
         commandName: "resolve",
         abstract: "Find the registered owner of a plate: an opaque recipient id, never a name or an email.",
         discussion: """
-            PLATE is the plate as typed, or --photo PATH reads the top plate of a photo (its other candidate \
-            readings are tried too; the plate read is shown on standard error).
+            PLATE is the plate as typed (checked as `seer plate normalize` checks it), or --photo PATH reads \
+            the top plate of a photo (- for standard input; its other candidate readings are tried too; the \
+            plate read is shown on standard error).
             Exact match on the canonical plate (A–Z, 0–9) first, then the reader's alternative candidates, \
-            then confusion variants from the region's plate grammar (swaps such as O/0, I/1, B/8 that give \
-            a valid plate there), or the generic pairs (0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, 4/A, 7/T) when \
-            the plate fits no format of the region.
+            then confusion variants from the plate grammar (swaps such as O/0, I/1, B/8 that give a valid \
+            plate there: the region given, else the owner country's, else every region).
             JSON: {"status":"resolved|ambiguous|notRegistered","recipient","plate","viaVariant","candidates"}; \
             a photo that cannot be read or holds no plate: {"file","error":{"code","message"}}.
-            Exit codes: 0 resolved, 2 ambiguous, not registered or no plate in the photo, 1 the photo could \
-            not be read, 64 usage error.
+            Exit codes: 0 resolved, 2 ambiguous, not registered or no plate in the photo, 1 the photo or the \
+            store could not be read, 64 usage error.
             """)
 
     @Argument(help: "The plate as read or typed.")
     var plate: String?
 
-    @Option(name: .long, help: "Read the plate from this photo instead (the top plate found).")
+    @Option(name: .long, help: "Read the plate from this photo instead (the top plate found; - for standard input).")
     var photo: String?
 
-    @Option(name: .long, help: "Region of the registered owner (e.g. GB, DE); any region when omitted. Also picks the plate grammar.")
-    var region: String?
+    @OptionGroup var owner: OwnerOptions
 
     @Option(name: .long, help: "An alternative reading (repeatable), best first.")
     var candidate: [String] = []
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
+    @OptionGroup var output: FormatOption
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
         if (plate == nil) == (photo == nil) { throw ValidationError("Give a plate or --photo PATH.") }
+        if let plate { try validateTypedPlate(plate) }
     }
 
     func run() throws {
-        let engine = Engine()
-        let database = try store.open(engine)
+        let engine = EngineFactory.make(db: store.db)
+        let format = output.format
+        owner.noteLegacy()
+        let (country, region) = try owner.resolved()
+        let database = engine.storeOrExit(format: format)
         let resolution: PlateResolution
-        if let photo {
-            OCRThreads.limitToOnePerWorker()
-            let grammarRegion: PlateRegion?
-            if case .grammar(let known) = GrammarPlateVariants.plateRegion(for: region) { grammarRegion = known } else { grammarRegion = nil }
-            let plates: [PlateReading]
-            do {
-                plates = try engine.readPlates(contentsOf: photo, region: grammarRegion)
-            } catch let error as ImageError {
-                fail(FileFailure(file: photo, error), status: 1)
-            } catch let error as PlateError {
-                fail(FileFailure(file: photo, code: error.code.rawValue, message: error.message), status: 1)
+        do {
+            if let photo {
+                let input = Input(name: photo)
+                let plates = try engine.readPlates(try input.bytes(limit: engine.configuration.decode.byteLimit), region: region ?? country?.plateRegion)
+                guard let top = plates.first else {
+                    Failures.print(FileFailure(file: photo, code: "noPlate", message: "No plate was found in the photo."), format: format)
+                    throw ExitCode(2)
+                }
+                let others = top.candidates.dropFirst().map(\.text) + candidate
+                Console.err("seer: \(photo): read \(top.text)\(others.isEmpty ? "" : " (or \(others.joined(separator: ", ")))")")
+                resolution = try engine.resolvePlate(top.text, country: country, region: region, candidates: others, store: database)
+            } else {
+                resolution = try engine.resolvePlate(plate ?? "", country: country, region: region, candidates: candidate, store: database)
             }
-            guard let top = plates.first else {
-                fail(FileFailure(file: photo, code: "noPlate", message: "No plate was found in the photo."), status: 2)
-            }
-            let others = top.candidates.dropFirst().map(\.text) + candidate
-            Console.err("seer: \(photo): read \(top.text)\(others.isEmpty ? "" : " (or \(others.joined(separator: ", ")))")")
-            resolution = try engine.resolvePlate(top.text, region: region, candidates: others, store: database)
-        } else {
-            resolution = try engine.resolvePlate(plate ?? "", region: region, candidates: candidate, store: database)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            Failures.exit(error, file: photo ?? plate ?? "", format: format)
         }
         switch format {
         case .json: Console.jsonLine(resolution)
@@ -84,14 +106,6 @@ struct PlateResolve: ParsableCommand {
         }
         if resolution.status != .resolved { throw ExitCode(2) }
     }
-
-    func fail(_ failure: FileFailure, status: Int32) -> Never {
-        switch format {
-        case .json: Console.jsonLine(failure)
-        case .text: Console.err("seer: \(failure.file): \(failure.error.code): \(failure.error.message)")
-        }
-        Self.exit(withError: ExitCode(status))
-    }
 }
 
 struct PlateMessage: ParsableCommand {
@@ -99,8 +113,9 @@ struct PlateMessage: ParsableCommand {
         commandName: "message",
         abstract: "Leave a message for a plate's owner: a preset or a custom text of at most 140 characters.",
         discussion: """
-            The sender learns only that the message was delivered. Presets: blocking, damage, lights, tow, window.
-            JSON: {"status":"delivered"}.
+            The plate is checked as `seer plate normalize` checks it. The sender learns only that the message \
+            was delivered. Presets: blocking, damage, lights, tow, window.
+            JSON: {"status":"delivered"}, or {"file","error":{"code","message"}} (file: the plate).
             Exit codes: 0 delivered, 1 not delivered (bad text, plate not registered or ambiguous), 64 usage error.
             """)
 
@@ -113,33 +128,29 @@ struct PlateMessage: ParsableCommand {
     @Option(name: .long, help: "A custom text (at most 140 characters).")
     var text: String?
 
-    @Option(name: .long, help: "Region (e.g. GB).")
-    var region: String?
-
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
+    @OptionGroup var owner: OwnerOptions
+    @OptionGroup var output: FormatOption
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
         if (preset == nil) == (text == nil) { throw ValidationError("Give either --preset ID or --text TEXT.") }
+        try validateTypedPlate(plate)
     }
 
     func run() throws {
-        let engine = Engine()
+        let engine = EngineFactory.make(db: store.db)
+        owner.noteLegacy()
+        let (country, region) = try owner.resolved()
         do {
             let receipt = try engine.sendPlateMessage(
-                to: plate, region: region, preset: preset, text: text, at: Date().timeIntervalSince1970, store: try store.open(engine))
-            switch format {
+                to: plate, country: country, region: region, preset: preset, text: text, at: Date().timeIntervalSince1970,
+                store: try engine.store())
+            switch output.format {
             case .json: Console.jsonLine(receipt)
             case .text: Console.out(receipt.status)
             }
-        } catch let issue as PayloadIssue {
-            switch format {
-            case .json: Console.jsonLine(FileFailure(file: plate, code: issue.code, message: issue.message))
-            case .text: Console.err("seer: \(issue.message)")
-            }
-            throw ExitCode(1)
+        } catch {
+            Failures.exit(error, file: plate, format: output.format)
         }
     }
 }
@@ -147,21 +158,25 @@ struct PlateMessage: ParsableCommand {
 struct PlateInbox: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inbox", abstract: "Show a recipient's messages, newest first.",
-        discussion: #"JSON: one {"id","recipient","text","preset","sentAt"} per line."#)
+        discussion: #"JSON: one {"id","recipient","text","preset","sentAt"} per line. Exit codes: 0 shown, 1 the store failed."#)
 
     @Argument(help: "The recipient id.")
     var recipient: String
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
+    @OptionGroup var output: FormatOption
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let messages = try store.open(Engine()).inbox(recipient: recipient)
+        let engine = EngineFactory.make(db: store.db)
+        let messages: [InboxMessage]
+        do {
+            messages = try engine.store().inbox(recipient: recipient)
+        } catch {
+            Failures.exit(error, file: "", format: output.format)
+        }
         let formatter = ISO8601DateFormatter()
         for message in messages {
-            switch format {
+            switch output.format {
             case .json: Console.jsonLine(message)
             case .text: Console.out("\(formatter.string(from: Date(timeIntervalSince1970: message.sentAt)))  \(message.text)")
             }

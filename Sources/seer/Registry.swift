@@ -16,16 +16,19 @@ struct RegistryImport: ParsableCommand {
         discussion: """
             Each file is an object with any of the arrays "brands", "products", "serials", "users", "chargers" \
             (see Examples/registry/). Records may refer to records in other files of the same import.
-            An error names the file, the record and the field, and nothing is imported.
+            Import is strict: an unknown key anywhere, a value of the wrong type, a record that appears twice \
+            (same brand id, key id, GTIN, GTIN and serial, user id or charger id) or a bad value (a plate that \
+            cannot be one, a country that is no ISO 3166 code, …) refuses the whole import. The error names \
+            the file, the record and the field, and nothing is imported.
+            JSON: {"files","brands","keys","products","serials","users","chargers"}; refused: \
+            {"file","error":{"code":"importRefused","message"}}.
             Exit codes: 0 imported, 1 refused, 64 usage error.
             """)
 
-    @Argument(help: "Registry JSON files.")
+    @Argument(help: "Registry JSON files, directories (every .json file below them, recursively), or - for standard input.")
     var files: [String]
 
-    @Option(name: .long, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
+    @OptionGroup var output: FormatOption
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
@@ -33,15 +36,24 @@ struct RegistryImport: ParsableCommand {
     }
 
     func run() throws {
+        let format = output.format
         var contents: [(name: String, data: Data)] = []
-        for file in files {
+        for file in Inputs.expand(files, keeping: { $0.lowercased().hasSuffix(".json") }) {
+            if file == "-" {
+                do {
+                    contents.append(("-", Data(try StandardInput.shared.bytes())))
+                } catch {
+                    Failures.exit(FileFailure(file: "-", code: "unreadable", message: "cannot read standard input"), file: "-", format: format)
+                }
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
-                Console.err("seer: \(file): cannot read")
-                throw ExitCode(1)
+                Failures.exit(FileFailure(file: file, code: "unreadable", message: "cannot read the file"), file: file, format: format)
             }
             contents.append((file, data))
         }
-        let database = try store.open(Engine())
+        let engine = EngineFactory.make(db: store.db)
+        let database = engine.storeOrExit(format: format)
         do {
             let summary = try database.importRegistry(contents)
             switch format {
@@ -49,15 +61,10 @@ struct RegistryImport: ParsableCommand {
             case .text:
                 Console.out(
                     "imported \(summary.brands) brands, \(summary.keys) keys, \(summary.products) products, "
-                        + "\(summary.serials) serials, \(summary.users) users, \(summary.chargers) chargers from \(summary.files) files into \(database.path)")
+                        + "\(summary.serials) serials, \(summary.users) users, \(summary.chargers) chargers from \(summary.files) files into \(store.db ?? defaultStorePath())")
             }
-        } catch let error as ImportError {
-            switch format {
-            case .json:
-                Console.jsonLine(FileFailure(file: error.file, code: "importRefused", message: error.description))
-            case .text: Console.err("seer: \(error)")
-            }
-            throw ExitCode(1)
+        } catch {
+            Failures.exit(error, file: "", format: format)
         }
     }
 }

@@ -11,8 +11,9 @@ struct Scan: ParsableCommand {
         commandName: "scan",
         abstract: "Read QR codes, barcodes and licence plates from photos.",
         discussion: """
-            PATH is an image file (PNG or JPEG, recognised by content), a directory (searched recursively \
-            for .png, .jpg and .jpeg files) or - for standard input.
+            PATH is an image file (PNG, JPEG, HEIC or WebP, recognised by content), a directory (every photo \
+            below it, recursively: files whose first bytes are an image signature or whose name has an image \
+            extension; hidden entries skipped) or - for standard input.
             --read codes (the default), plates, or codes,plates: both are read from one decode of each photo.
             JSON: one object per photo per line: {"file","width","height","orientation","symbols":[{"format",\
             "text","bytes","charset","corners","box","quality","gs1"}]}, plus "plates":[{"text","confidence",\
@@ -25,11 +26,13 @@ struct Scan: ParsableCommand {
     @Option(name: .long, help: "What to read: codes (default), plates, or codes,plates.")
     var read: String = "codes"
 
-    @Option(name: .long, help: "Region whose plate grammars decide readings: us, eu, br or auto (with --read plates).")
-    var region: RegionChoice = .auto
+    @OptionGroup var regionOption: RegionOption
+    @OptionGroup var output: FormatOption
 
-    @Option(name: .long, help: "Output format: text or json (JSON Lines).")
-    var format: OutputFormat = .text
+    @Option(
+        name: .long,
+        help: "Plates below this confidence (0–1: the chance the reading is exactly right) are not reported (default \(PlateReader.Options.defaultMinimumConfidence)).")
+    var minConfidence: Double?
 
     @Option(
         name: .long,
@@ -42,11 +45,17 @@ struct Scan: ParsableCommand {
     @Option(name: .long, help: "Time budget per photo in milliseconds (default by preset).")
     var budget: Int?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Passes to run instead of the preset's (for measuring): comma-separated PASS[:always|unexplained|nothingRead], e.g. locator/reduced/local,zbar/full/plain:nothingRead.",
+            visibility: .hidden))
+    var passes: String?
+
     @Option(name: .long, help: "Write each photo as PNG with the codes and plates outlined and labelled into this directory.")
     var annotate: String?
 
-    @Option(name: .long, help: "Photos read in parallel (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var jobs: JobsOption
 
     @Flag(name: .long, help: "Report milliseconds per photo (decoding included): a `milliseconds` key in JSON, stderr in text.")
     var timing = false
@@ -91,31 +100,12 @@ struct Scan: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one image file, directory or -.") }
-        if jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if let budget, budget < 1 { throw ValidationError("--budget must be positive.") }
         if pixelLimit <= 0 { throw ValidationError("--pixel-limit must be positive.") }
+        if let minConfidence, !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1.") }
         _ = try parsedSymbologies()
         _ = try parsedTargets()
-    }
-
-    /// Expands directories (recursively, image extensions only, sorted) and keeps files and `-`.
-    static func expand(_ paths: [String]) -> [String] {
-        var out: [String] = []
-        let fm = FileManager.default
-        for path in paths {
-            var isDir: ObjCBool = false
-            if path != "-", fm.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-                let items = (fm.enumerator(atPath: path)?.allObjects as? [String]) ?? []
-                let images = items.filter {
-                    let ext = ($0 as NSString).pathExtension.lowercased()
-                    return ext == "png" || ext == "jpg" || ext == "jpeg"
-                }.sorted()
-                out += images.map { (path as NSString).appendingPathComponent($0) }
-            } else {
-                out.append(path)
-            }
-        }
-        return out
+        _ = try regionOption.parsed(allowCountry: false)
     }
 
     enum Outcome: Sendable {
@@ -125,18 +115,29 @@ struct Scan: ParsableCommand {
 
     func run() throws {
         let targets = try parsedTargets()
-        // Before anything can load Tesseract (and with it OpenMP): one OCR thread per worker.
-        if targets.contains(.plates) { OCRThreads.limitToOnePerWorker() }
-        let files = Self.expand(paths)
-        let options = CodeReader.Options(symbologies: try parsedSymbologies(), preset: preset, timeBudgetMilliseconds: budget)
-        let engine = Engine(configuration: .init(decode: DecodeOptions(pixelLimit: pixelLimit), codes: options))
-        if targets.contains(.plates) {
-            do { _ = try engine.plateReader() } catch let error as PlateError {
-                Console.err("seer: \(error)")
-                throw ExitCode(1)
+        let inputs = Inputs.inputs(paths)
+        var options = CodeReader.Options(symbologies: try parsedSymbologies(), preset: preset, timeBudgetMilliseconds: budget)
+        if let passes {
+            options.passes = try passes.split(separator: ",").map { item in
+                let parts = item.split(separator: ":").map(String.init)
+                guard let pass = CodePass(parts[0]), parts.count <= 2 else { throw ValidationError("Unknown pass '\(item)'.") }
+                guard let when = parts.count == 2 ? PassCondition(rawValue: parts[1]) : .always else {
+                    throw ValidationError("Unknown pass condition in '\(item)'.")
+                }
+                return (pass, when)
             }
         }
-        let region = self.region.region
+        let minConfidence = self.minConfidence
+        let engine = EngineFactory.make {
+            $0.decode = DecodeOptions(pixelLimit: pixelLimit)
+            $0.codes = options
+            if let minConfidence { $0.plates.minimumConfidence = minConfidence }
+        }
+        let format = output.format
+        if targets.contains(.plates) {
+            do { _ = try engine.plateReader() } catch { Failures.exit(error, file: "", format: format) }
+        }
+        let region = try regionOption.parsed(allowCountry: false).region
         if let annotate {
             do {
                 try FileManager.default.createDirectory(atPath: annotate, withIntermediateDirectories: true)
@@ -145,65 +146,35 @@ struct Scan: ParsableCommand {
             }
         }
         let wantImage = annotate != nil
-        let stdinBytes: [UInt8]? = files.contains("-") ? [UInt8](FileHandle.standardInput.readDataToEndOfFile()) : nil
-
-        let count = files.count
-        let state = Mutex(PrintState(results: Array(repeating: nil, count: count)))
-        let next = Atomic<Int>(0)
+        let count = inputs.count
         let progress = count >= 20 && isatty(2) != 0
-        let format = self.format, timing = self.timing, annotate = self.annotate
-
-        let work: @Sendable () -> Void = {
-            while true {
-                let i = next.add(1, ordering: .relaxed).oldValue
-                if i >= count { return }
-                let file = files[i]
-                let outcome: Outcome
-                do {
-                    let scan = file == "-"
-                        ? try engine.scanPhoto(stdinBytes ?? [], file: "-", reading: targets, region: region, includeImage: wantImage)
-                        : try engine.scanPhoto(contentsOf: file, reading: targets, region: region, includeImage: wantImage)
-                    if let annotate { Annotator.write(scan, index: i, directory: annotate) }
-                    outcome = .read(scan)
-                } catch let error as ImageError {
-                    outcome = .failed(FileFailure(file: file, error))
-                } catch {
-                    outcome = .failed(FileFailure(file: file, code: "failed", message: "\(error)"))
-                }
-                state.withLock { s in
-                    s.results[i] = outcome
-                    while s.printed < count, let o = s.results[s.printed] {
-                        Self.emit(o, targets: targets, format: format, timing: timing, progress: progress)
-                        switch o {
-                        case .read(let scan): if !scan.symbols.isEmpty || !scan.plates.isEmpty { s.anyRead = true }
-                        case .failed: s.anyFailed = true
-                        }
-                        s.results[s.printed] = nil
-                        s.printed += 1
-                        if progress { Self.drawProgress(s.printed, count) }
-                    }
-                }
+        let timing = self.timing, annotate = self.annotate, byteLimit = engine.configuration.decode.byteLimit
+        let state = Mutex((anyRead: false, anyFailed: false, printed: 0))
+        OrderedRunner.run(inputs, jobs: jobs.jobs) { index, input -> Outcome in
+            do {
+                let scan = try engine.scanPhoto(
+                    try input.bytes(limit: byteLimit), file: input.name, reading: targets, region: region, includeImage: wantImage)
+                if let annotate { Annotator.write(scan, index: index, directory: annotate) }
+                return .read(scan)
+            } catch {
+                return .failed(FileFailure(file: input.name, error: error))
             }
-        }
-        let workers = min(jobs, max(1, count))
-        if workers == 1 {
-            work()
-        } else {
-            let group = DispatchGroup()
-            for _ in 0..<workers { DispatchQueue.global().async(group: group, execute: work) }
-            group.wait()
+        } emit: { _, outcome in
+            Self.emit(outcome, targets: targets, format: format, timing: timing, progress: progress)
+            let printed = state.withLock { s in
+                switch outcome {
+                case .read(let scan): if !scan.symbols.isEmpty || !scan.plates.isEmpty { s.anyRead = true }
+                case .failed: s.anyFailed = true
+                }
+                s.printed += 1
+                return s.printed
+            }
+            if progress { Self.drawProgress(printed, count) }
         }
         if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let (anyRead, anyFailed) = state.withLock { ($0.anyRead, $0.anyFailed) }
+        let (anyRead, anyFailed, _) = state.withLock { $0 }
         if anyFailed { throw ExitCode(1) }
         if !anyRead { throw ExitCode(2) }
-    }
-
-    struct PrintState {
-        var results: [Outcome?]
-        var printed = 0
-        var anyRead = false
-        var anyFailed = false
     }
 
     static func emit(_ outcome: Outcome, targets: ScanTargets, format: OutputFormat, timing: Bool, progress: Bool) {
@@ -211,7 +182,12 @@ struct Scan: ParsableCommand {
         switch (outcome, format) {
         case (.read(let scan), .json):
             var report = scan.report
-            if !timing { report.milliseconds = nil }
+            if !timing {
+                report.milliseconds = nil
+                report.decodeMilliseconds = nil
+                report.cpuMilliseconds = nil
+                report.decodeCpuMilliseconds = nil
+            }
             Console.jsonLine(report)
         case (.read(let scan), .text):
             let r = scan.report
@@ -230,10 +206,8 @@ struct Scan: ParsableCommand {
                     "\(r.file): plate \(plate.text) (\(plate.grammar ?? "no grammar"), confidence \(confidence))\(others.isEmpty ? "" : " or: \(others)")")
             }
             if timing, let ms = r.milliseconds { Console.err("\(r.file): \(ms) ms") }
-        case (.failed(let f), .json):
-            Console.jsonLine(f)
-        case (.failed(let f), .text):
-            Console.err("seer: \(f.file): \(f.error.code): \(f.error.message)")
+        case (.failed(let f), _):
+            Failures.print(f, format: format)
         }
     }
 

@@ -1,5 +1,10 @@
 import ArgumentParser
+import Logging
 import Seer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct SeerCommand: ParsableCommand {
@@ -7,17 +12,33 @@ struct SeerCommand: ParsableCommand {
         commandName: "seer",
         abstract: "Reads QR codes, barcodes and licence plates from photos, and verifies what it read.",
         discussion: """
-            Data goes to standard output, diagnostics to standard error. Exit codes: 0 success, \
-            1 an input failed, 2 nothing was read (scan), 64 usage error.
+            Data goes to standard output, diagnostics to standard error. Every command that reads photos takes \
+            files, directories (every photo below them, recursively) and - for standard input. Exit codes: \
+            0 success, 1 an input failed, 2 nothing was read (scan, plate read) or not resolved, 64 usage error.
             """,
         version: seerVersion,
-        subcommands: [Info.self, Decode.self, Scan.self, Plate.self, Verify.self, History.self, Stats.self, Registry.self, ChargerCommand.self]
+        subcommands: [
+            Info.self, Decode.self, Scan.self, Plate.self, Verify.self, History.self, Report.self, Stats.self, Registry.self,
+            User.self, ChargerCommand.self,
+        ]
     )
 
     /// `seer decode` with plain arguments skips the general parser: in a binary this size, its
     /// reflection over the command types costs about 2 ms of a process's start, a tenth of decoding
     /// a reduced photo. Anything else (help, errors, other commands) goes through the parser.
     static func main() {
+        // Tesseract's OpenMP runtime reads OMP_THREAD_LIMIT once, when it is loaded (on first use, long
+        // after this). Workers run one per core, so each Tesseract runs single-threaded: four OpenMP
+        // threads per call oversubscribe the machine (2.9× the CPU time per photo, measured). The
+        // executable sets this for itself; the library never touches the environment.
+        if getenv("OMP_THREAD_LIMIT") == nil { setenv("OMP_THREAD_LIMIT", "1", 1) }
+        // Diagnostics go to standard error through swift-log; SEER_LOG=debug (or trace, info, …)
+        // shows the engine's, warnings only by default.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = getenv("SEER_LOG").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .warning
+            return handler
+        }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "decode", let decode = Decode.fromPlainArguments(arguments.dropFirst()) {
             do {

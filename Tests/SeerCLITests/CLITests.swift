@@ -1,13 +1,10 @@
 import Foundation
+import SeerTestSupport
 import Testing
 
 /// Runs the built `seer` binary, as a user would, and returns its exit code, stdout and stderr.
 struct CLI {
-    static let binary: String = {
-        // The test bundle and the `seer` product are built into the same folder.
-        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return me.deletingLastPathComponent().appendingPathComponent("seer").path
-    }()
+    static let binary: String = SeerBinary.path
 
     static let testImages: String = {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,20 +12,8 @@ struct CLI {
     }()
 
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let run = try SeerBinary.run(arguments, stdin: stdin)
+        return (run.status, run.out, run.err)
     }
 
     /// Each stdout line parsed as a JSON object.
@@ -64,10 +49,18 @@ struct CLITests {
         #expect(object["orientation"] as? Int == 6)
     }
 
+    @Test func infoReadsHeadersOnlyAndChecksWhenAsked() throws {
+        // The header of a truncated JPEG is whole: without --check, info reports it.
+        let bad = "\(CLI.testImages)/malformed/truncated.jpg"
+        let plain = try CLI.run(["info", "--format", "json", bad])
+        #expect(plain.status == 0)
+        #expect(try CLI.jsonLines(plain.out).first?["width"] as? Int == 64)
+    }
+
     @Test func infoGoesOnAfterAFailureAndExitsOne() throws {
         let good = "\(CLI.testImages)/decode/rgb8.png"
         let bad = "\(CLI.testImages)/malformed/truncated.jpg"
-        let result = try CLI.run(["info", "--format", "json", bad, good])
+        let result = try CLI.run(["info", "--check", "--format", "json", bad, good])
         #expect(result.status == 1)
         let objects = try CLI.jsonLines(result.out)
         #expect(objects.count == 2)

@@ -1,4 +1,5 @@
 import Foundation
+import SeerTestSupport
 import Seer
 import Testing
 
@@ -154,7 +155,7 @@ import Testing
         let engine = Engine()
         let report = try engine.scan(
             contentsOf: Self.plates.appendingPathComponent("uk.png").path,
-            ScanRequest(targets: .all, region: .eu, resolvePlateOwner: true, ownerRegion: "GB"), store: temporary.store)
+            ScanRequest(targets: .all, region: .eu, resolvePlateOwner: true, ownerCountry: try Country.parse("GB")), store: temporary.store)
         #expect(report.plates?.first?.text == "LN68XKT")
         #expect(report.symbols.isEmpty)
         #expect(report.resolvedOwner == PlateResolution(status: .resolved, recipient: "rcp-3d8e52", plate: "LN68XKT"))

@@ -6,31 +6,29 @@ import Testing
 @Suite struct GrammarPlateVariantsTests {
     let provider = GrammarPlateVariants()
 
-    @Test func regionsMapToGrammars() {
-        #expect(GrammarPlateVariants.plateRegion(for: nil) == .grammar(nil))
-        #expect(GrammarPlateVariants.plateRegion(for: "GB") == .grammar(.eu))
-        #expect(GrammarPlateVariants.plateRegion(for: "de") == .grammar(.eu))
-        #expect(GrammarPlateVariants.plateRegion(for: "US") == .grammar(.us))
-        #expect(GrammarPlateVariants.plateRegion(for: "br") == .grammar(.br))
-        #expect(GrammarPlateVariants.plateRegion(for: "JP") == .unknown)
+    @Test func countriesMapToGrammarRegions() throws {
+        #expect(try Country.parse("GB").plateRegion == .eu)
+        #expect(try Country.parse("de").plateRegion == .eu)
+        #expect(try Country.parse("US").plateRegion == .us)
+        #expect(try Country.parse("br").plateRegion == .br)
+        #expect(try Country.parse("JP").plateRegion == nil)
     }
 
     @Test func variantsAreValidPlatesOfTheRegion() {
-        let variants = provider.variants(of: "A812CDE", region: "GB")
+        let variants = provider.variants(of: "A812CDE", region: .eu)
         #expect(variants.first == "AB12CDE")
         #expect(!variants.contains("A812CDE"))
         #expect(!variants.contains("A8I2CDE"))  // a generic swap, but no UK plate
         let eu = PlateGrammar.standard.formats(for: .eu).filter { $0.weight >= 0.6 }
         for variant in variants { #expect(eu.contains { $0.matches(variant) }, "\(variant)") }
         // Brazil: a Mercosul plate read with O for 0 in a digit slot.
-        #expect(provider.variants(of: "RIO2A1B", region: "BR").first == "RIO2A18")
+        #expect(provider.variants(of: "RIO2A1B", region: .br).first == "RIO2A18")
     }
 
     @Test func fallsBackToConfusionVariants() {
         let generic = ConfusionVariants()
-        // A region Seer has no grammar for, and a plate no format of the region fits.
-        #expect(provider.variants(of: "A812CDE", region: "JP") == generic.variants(of: "A812CDE", region: "JP"))
-        #expect(provider.variants(of: "8OB123", region: "BR") == generic.variants(of: "8OB123", region: "BR"))
+        // A plate no format of the region fits.
+        #expect(provider.variants(of: "8OB123", region: .br) == generic.variants(of: "8OB123", region: .br))
     }
 
     @Test func theEngineResolvesThroughTheGrammar() throws {
@@ -39,16 +37,16 @@ import Testing
         // One swap from the reading A812CDE each: a valid UK plate, and a text no UK format allows.
         _ = try temporary.store.importRegistry([
             ("more.json", try JSONEncoder().encode(RegistryFile(users: [
-                PlateOwner(id: "rcp-000002", name: "Fay Example", email: "fay@example.com", plate: "A8I2 CDE", region: "GB")
+                PlateOwner(id: "rcp-000002", name: "Fay Example", email: "fay@example.com", plate: "A8I2 CDE", country: try Country.parse("GB"))
             ])))
         ])
         let engine = Engine()
-        let grammar = try engine.resolvePlate("A812 CDE", region: "GB", store: temporary.store)
+        let grammar = try engine.resolvePlate("A812 CDE", country: try Country.parse("GB"), store: temporary.store)
         #expect(grammar == PlateResolution(status: .resolved, recipient: "rcp-7f3a9c", plate: "AB12CDE", viaVariant: true))
         // The generic swapper cannot tell the two apart.
         var configuration = Engine.Configuration()
         configuration.plateVariants = ConfusionVariants()
-        let generic = try Engine(configuration: configuration).resolvePlate("A812 CDE", region: "GB", store: temporary.store)
+        let generic = try Engine(configuration: configuration).resolvePlate("A812 CDE", country: try Country.parse("GB"), store: temporary.store)
         #expect(generic.status == .ambiguous)
         #expect(Set(generic.candidates) == ["AB12CDE", "A8I2CDE"])
         // Plates that fit no UK format still resolve through the generic pairs (the demo's B0B 123 and 808 123).

@@ -23,6 +23,7 @@ enum Data1 {
     static let acmeOld = try! SigningKey.ed25519(kid: "acme-2019", seed: Array(repeating: 2, count: 32))
     static let globex = try! SigningKey.ed25519(kid: "globex-1", seed: Array(repeating: 4, count: 32))
 
+    static let gb = Country(rawValue: "GB")!
     static let registry = RegistryFile(
         brands: [
             Brand(id: "acme", name: "Acme", keys: [acme.publicKey(), acmeOld.publicKey(status: .revoked)]),
@@ -37,9 +38,9 @@ enum Data1 {
             SerialRecord(gtin: pads, serial: "P1"),
         ],
         users: [
-            PlateOwner(id: "r-ab12", name: "Ann Example", email: "ann@example.com", plate: "AB12 CDE", region: "GB"),
-            PlateOwner(id: "r-b0b1", name: "Bob Example", email: "bob@example.com", plate: "B0B 123", region: "GB"),
-            PlateOwner(id: "r-8081", name: "Cy Example", email: "cy@example.com", plate: "808 123", region: "GB"),
+            PlateOwner(id: "r-ab12", name: "Ann Example", email: "ann@example.com", plate: "AB12 CDE", country: gb),
+            PlateOwner(id: "r-b0b1", name: "Bob Example", email: "bob@example.com", plate: "B0B 123", country: gb),
+            PlateOwner(id: "r-8081", name: "Cy Example", email: "cy@example.com", plate: "808 123", country: gb),
         ],
         chargers: ChargerStatus.allCases.enumerated().map {
             Charger(id: String(100_001 + $0.offset), serial: "CP-\($0.offset)", location: "Bay \($0.offset)", status: $0.element)
@@ -67,10 +68,10 @@ enum Data1 {
         let temporary = try TemporaryStore()
         #expect(FileManager.default.fileExists(atPath: temporary.store.path))
         #expect(try temporary.store.journalMode() == "wal")
-        #expect(try temporary.store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics"])
+        #expect(try temporary.store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches"])
         // Reopening migrates nothing again.
         let again = try SQLiteStore(path: temporary.store.path)
-        #expect(try again.appliedMigrations().count == 4)
+        #expect(try again.appliedMigrations().count == 6)
     }
 
     @Test func defaultPathFollowsXDG() {
@@ -264,13 +265,13 @@ enum Data1 {
     @Test func platesResolveThroughTheDatabase() throws {
         let temporary = try imported()
         let resolver = PlateResolver()
-        let exact = try temporary.store.resolvePlate("ab12cde", region: nil, candidates: [], resolver: resolver)
+        let exact = try temporary.store.resolvePlate("ab12cde", country: nil, region: nil, candidates: [], resolver: resolver)
         #expect(exact == PlateResolution(status: .resolved, recipient: "r-ab12", plate: "AB12CDE"))
-        let variant = try temporary.store.resolvePlate("A812 CDE", region: "gb", candidates: [], resolver: resolver)
+        let variant = try temporary.store.resolvePlate("A812 CDE", country: try Country.parse("gb"), region: nil, candidates: [], resolver: resolver)
         #expect(variant.status == .resolved && variant.recipient == "r-ab12" && variant.viaVariant)
-        let ambiguous = try temporary.store.resolvePlate("8OB123", region: nil, candidates: [], resolver: resolver)
+        let ambiguous = try temporary.store.resolvePlate("8OB123", country: nil, region: nil, candidates: [], resolver: resolver)
         #expect(ambiguous.status == .ambiguous && Set(ambiguous.candidates) == ["B0B123", "808123"] && ambiguous.recipient == nil)
-        let unknown = try temporary.store.resolvePlate("QQ99QQQ", region: nil, candidates: [], resolver: resolver)
+        let unknown = try temporary.store.resolvePlate("QQ99QQQ", country: nil, region: nil, candidates: [], resolver: resolver)
         #expect(unknown.status == .notRegistered)
         // The JSON a sender sees never holds a name or an email.
         let json = String(decoding: try JSONEncoder().encode(exact), as: UTF8.self)

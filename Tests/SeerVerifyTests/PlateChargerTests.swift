@@ -5,9 +5,9 @@ import Testing
 struct PlateList: PlateDirectory {
     var owners: [(plate: String, region: String, id: String)]
 
-    func recipients(forPlates plates: [String], region: String?) -> [String: [String]] {
+    func recipients(forPlates plates: [String], country: Country?) -> [String: [String]] {
         var found: [String: [String]] = [:]
-        for owner in owners where plates.contains(owner.plate) && (region == nil || region == owner.region) {
+        for owner in owners where plates.contains(owner.plate) && (country == nil || country?.rawValue == owner.region) {
             found[owner.plate, default: []].append(owner.id)
         }
         return found
@@ -21,7 +21,9 @@ struct PlateList: PlateDirectory {
 
     @Test func canonicalForm() {
         #expect(canonicalPlate(" ab-12 cde ") == "AB12CDE")
-        #expect(canonicalPlate("ÄB·12") == "B12")
+        // Latin letters with accents are their base letter; other characters are dropped.
+        #expect(canonicalPlate("ÄB·12") == "AB12")
+        #expect(canonicalPlate("ÄÖ-ÜÉ 12") == "AOUE12")
     }
 
     @Test func exactMatchResolvesToAnOpaqueID() throws {
@@ -50,7 +52,7 @@ struct PlateList: PlateDirectory {
 
     @Test func unknownPlateIsNotRegistered() throws {
         #expect(try PlateResolver().resolve("ZZ99ZZZ", in: directory).status == .notRegistered)
-        #expect(try PlateResolver().resolve("AB12CDE", region: "DE", in: directory).status == .notRegistered)
+        #expect(try PlateResolver().resolve("AB12CDE", country: try Country.parse("DE"), in: directory).status == .notRegistered)
     }
 
     @Test func variantsStayInTheAlphabetAndComeClosestFirst() {
