@@ -93,7 +93,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "SeerQR",
-            dependencies: ["SeerImage", "CZBar", "CSeerLoader"],
+            dependencies: ["SeerImage", "CZBar", "CSeerLoader", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
             name: "Seer",

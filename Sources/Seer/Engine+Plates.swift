@@ -19,7 +19,7 @@ extension Engine {
     public func plateReader() throws -> PlateReader {
         try plates.withLock { reader in
             if let reader { return reader }
-            let made = try PlateReader(options: configuration.plates, tessdata: configuration.tessdata)
+            let made = try PlateReader(options: configuration.plates, tessdata: configuration.tessdata, logger: configuration.logger)
             logger.debug("plate reader started", metadata: ["tessdata": "\(configuration.tessdata ?? "Debian default")"])
             reader = made
             return made

@@ -90,7 +90,7 @@ public final class Engine: Sendable {
     /// Creates an engine. Nothing is loaded or opened until it is needed.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.codeReader = CodeReader(options: configuration.codes)
+        self.codeReader = CodeReader(options: configuration.codes, logger: configuration.logger)
     }
 
     /// The engine's logger.

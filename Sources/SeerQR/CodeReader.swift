@@ -1,3 +1,4 @@
+import Logging
 import SeerImage
 import Synchronization
 #if canImport(Glibc)
@@ -59,9 +60,13 @@ public final class CodeReader: Sendable {
     public let options: Options
     private let pool: Mutex<[ZBarScanner]>
 
+    /// Receives the reader's diagnostics: at `.trace` level, every pass, candidate and check.
+    public let logger: Logger
+
     /// Creates a reader.
-    public init(options: Options = Options()) {
+    public init(options: Options = Options(), logger: Logger = Logger(label: "seer.codes", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.options = options
+        self.logger = logger
         self.pool = Mutex([])
     }
 
@@ -99,7 +104,7 @@ public final class CodeReader: Sendable {
     ) throws(CodeReaderError) -> [Symbol] {
         let scanner = try borrow()
         defer { giveBack(scanner) }
-        var session = ReadSession(image: image, finer: finer, scanner: scanner, options: options)
+        var session = ReadSession(image: image, finer: finer, scanner: scanner, options: options, logger: logger)
         session.run()
         return session.found.map { f in
             let corners = f.corners.map { Point(x: $0.x * scaleX, y: $0.y * scaleY) }

@@ -102,10 +102,6 @@ struct GridReader {
             // information read: a code whose modules drifted, not a candidate that is no code.
             if k > 0 && failure != .errorCorrection && failure != .dataStream { break }
             guard let v = source() else { continue }
-            if ReadSession.debug, let dir = getenv("SEER_QR_DEBUG_DIR") {
-                let img = GrayImage(width: n, height: n, pixels: v.map { UInt8(max(0, min(255, $0))) })
-                try? PNGWriter.write(img.resized(width: n * 4, height: n * 4), to: String(cString: dir) + "/grid-\(n)-\(Int.random(in: 0..<100000)).png")
-            }
             for grid in [Self.localThreshold(v, n), Self.globalThreshold(v, n)] {
                 switch QRDecoder.decode(grid) {
                 case .success(let d): return .success(d)

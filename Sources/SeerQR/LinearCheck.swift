@@ -11,7 +11,6 @@ import SeerImage
 /// It also decodes Code 128 itself, which zbar cannot fully: zbar drops FNC4, so the extended
 /// (ISO-8859-1) characters it encodes come out as ASCII.
 enum LinearCheck {
-    nonisolated(unsafe) static var lastNotes = ""
     /// What the bars say about a reading.
     enum Verdict: Equatable {
         /// At least as many scan lines read it as contradict it, and some read it.
@@ -195,7 +194,7 @@ enum LinearCheck {
                 if v == .agrees { best = .agrees } else if v == .contradicts && best == .unknown { best = .contradicts }
             }
             if best == .agrees { agree += 1 } else if best == .contradicts { contradict += 1 }
-            log?("line of \(line.count) elements: \(best) \(best == .contradicts ? lastNotes : "")")
+            log?("line of \(line.count) elements: \(best)")
         }
         if contradict > agree { return .contradicts }
         return agree > 0 ? .agrees : .unknown
@@ -227,7 +226,6 @@ enum LinearCheck {
             let before = elements[i - 1].width, after = i + n < elements.count ? elements[i + n].width : 0
             let quiet = !elements[i - 1].isBar && before + spread >= 3 * module && (i + n >= elements.count || after + spread >= 3 * module)
             var agreeing = 0, against = 0
-            var debugNotes: [String] = []
             for (k, startIndex) in layout.digitStarts.enumerated() {
                 let w = run[startIndex..<(startIndex + 4)].map { $0.isBar ? $0.width - spread : $0.width + spread }
                 let sum = w.reduce(0, +)
@@ -242,10 +240,9 @@ enum LinearCheck {
                 let read = distance(digits[k])
                 let other = (0..<10).filter { $0 != digits[k] }.map(distance).min() ?? .infinity
                 if read <= 2 && read <= other + 0.2 { agreeing += 1 }
-                if read >= 2 && read - other >= 1.5 { against += 1; debugNotes.append("d\(k)=\(digits[k]) read \(String(format: "%.1f", read)) other \(String(format: "%.1f", other))") }
+                if read >= 2 && read - other >= 1.5 { against += 1 }
             }
             if against >= 2 {
-                lastNotes = "agree \(agreeing) " + debugNotes.joined(separator: ", ")
                 verdict = .contradicts
                 continue
             }

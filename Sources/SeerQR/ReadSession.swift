@@ -1,3 +1,4 @@
+import Logging
 import SeerImage
 #if canImport(Glibc)
 import Glibc
@@ -5,10 +6,12 @@ import Glibc
 
 /// One image's read: the preset's passes in order, each under its condition, within the time budget.
 struct ReadSession {
-    static let debug = getenv("SEER_QR_DEBUG") != nil
+    /// Receives the read's trace: each pass, candidate and check (at `.trace` level).
+    let logger: Logger
+    /// Whether the logger takes trace messages (checked once: building them costs time).
+    let debug: Bool
     func debugLog(_ s: String) {
-        let line = Array("[qr \(Int(elapsedMs)) ms, \(found.count) found] \(s)\n".utf8)
-        _ = line.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+        logger.trace("\(s)", metadata: ["cpuMilliseconds": "\(Int(elapsedMs))", "found": "\(found.count)"])
     }
 
     let work: GrayImage
@@ -36,7 +39,12 @@ struct ReadSession {
     var wantsQR: Bool { options.symbologies.contains(.qr) }
     var wantsLinear: Bool { options.symbologies.contains { $0 != .qr } }
 
-    init(image: GrayImage, finer: (@Sendable () -> GrayImage?)? = nil, scanner: ZBarScanner, options: CodeReader.Options) {
+    init(
+        image: GrayImage, finer: (@Sendable () -> GrayImage?)? = nil, scanner: ZBarScanner, options: CodeReader.Options,
+        logger: Logger = Logger(label: "seer.codes", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.logger = logger
+        self.debug = logger.logLevel <= .trace
         self.work = image
         self.finer = finer
         self.source = SampleSource(image: image)
@@ -73,7 +81,7 @@ struct ReadSession {
             case .unexplained: if !isUnexplained(before: pass) { continue }
             case .nothingRead: if !found.isEmpty { continue }
             }
-            if Self.debug { debugLog("pass \(pass)") }
+            if debug { debugLog("pass \(pass)") }
             run(pass)
         }
         dropConflictingLinear()
@@ -208,11 +216,11 @@ struct ReadSession {
                 // disagree, neither is reported.
                 if let own = GridReader(image: work, inverted: inverted).read(corners: corners) {
                     guard own.stream.bytes == raw.bytes else {
-                        if Self.debug { debugLog("zbar and the grid decoder disagree: dropped") }
+                        if debug { debugLog("zbar and the grid decoder disagree: dropped") }
                         continue
                     }
                     raw.qr = own
-                } else if Self.debug {
+                } else if debug {
                     debugLog("zbar QR not confirmed by the grid decoder")
                 }
             }
@@ -234,7 +242,7 @@ struct ReadSession {
         switch raw.symbology {
         case .ean13, .upca, .ean8, .upce:
             let text = String(decoding: raw.bytes, as: UTF8.self)
-            let log: ((String) -> Void)? = Self.debug ? { debugLog($0) } : nil
+            let log: ((String) -> Void)? = debug ? { debugLog($0) } : nil
             let byEdges = LinearCheck.checkEAN(raw.symbology, text: text, lines: lines, log: log)
             // Rendered along the lines zbar's box lies on (rows when it is wider than tall).
             let xs = corners.map(\.x), ys = corners.map(\.y)
@@ -244,13 +252,13 @@ struct ReadSession {
                 raw.symbology, text: text, profiles: profiles[horizontal ? 0 : 1], span: span, log: log)
             // The rendering judges the whole line, so it decides when it can; the edges otherwise.
             let verdict: LinearCheck.Verdict = bySynthesis != .unknown ? bySynthesis : byEdges
-            if Self.debug { debugLog("\(raw.symbology) \(text): the bars \(verdict) (edges \(byEdges), synthesis \(bySynthesis))") }
+            if debug { debugLog("\(raw.symbology) \(text): the bars \(verdict) (edges \(byEdges), synthesis \(bySynthesis))") }
             var checked = raw
             checked.barsAgree = verdict == .agrees
             return verdict == .contradicts ? nil : checked
         case .code128:
             guard let own = LinearCheck.decodeCode128(lines: lines) else {
-                if Self.debug { debugLog("code128: not decoded from the bars") }
+                if debug { debugLog("code128: not decoded from the bars") }
                 return raw
             }
             var fixed = raw
@@ -261,7 +269,7 @@ struct ReadSession {
                 fixed.bytes = own.bytes
                 return fixed
             }
-            if Self.debug { debugLog("code128: zbar \(raw.bytes) and the bars \(own.bytes) disagree: dropped") }
+            if debug { debugLog("code128: zbar \(raw.bytes) and the bars \(own.bytes) disagree: dropped") }
             return nil
         default:
             return raw
@@ -283,7 +291,7 @@ struct ReadSession {
                 }
             }
         }
-        if Self.debug && !drop.isEmpty { debugLog("\(drop.count) linear readings disagree where they overlap: dropped") }
+        if debug && !drop.isEmpty { debugLog("\(drop.count) linear readings disagree where they overlap: dropped") }
         found = found.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
     }
 
@@ -361,7 +369,7 @@ struct ReadSession {
         var used = patterns.map(explained)
         if used.allSatisfy({ $0 }) { return }
         let triples = FinderLocator.triples(patterns)
-        if Self.debug {
+        if debug {
             debugLog("locator \(bin.width)x\(bin.height): \(patterns.count) patterns, \(used.filter { $0 }.count) explained, \(triples.count) triples")
             for t in triples.prefix(12) {
                 let q = [t.topLeft, t.topRight, t.bottomLeft].map { "(\(Int($0.x * scale.0)),\(Int($0.y * scale.1)))" }
@@ -421,7 +429,7 @@ struct ReadSession {
             var versionAgreed = false
             if dim >= 45, let h = transforms.last?.h, let probe = reader.probeVersion(h, dimension: dim) {
                 let named = QRSpec.dimension(version: probe.version)
-                if Self.debug { debugLog("version probe at \(dim): version \(probe.version), agreed \(probe.agreed)") }
+                if debug { debugLog("version probe at \(dim): version \(probe.version), agreed \(probe.agreed)") }
                 // One copy alone names some version for about one grid in eight that is no code at all.
                 if probe.agreed && named != dim {
                     if !tried.contains(named) { queue.insert(named, at: 0) }
@@ -437,7 +445,7 @@ struct ReadSession {
             // Finders of neighbouring codes line up like one code's; only a real code has the
             // alternating timing modules between them. Without them, only a strong fit is worth trying.
             let timing = transforms.map { fitter.timingContrast($0.h, dimension: dim) }.max() ?? 0
-            if Self.debug { debugLog("candidate \(dim) at (\(Int(t.topLeft.x)),\(Int(t.topLeft.y))): quick \(quick) timing \(timing)") }
+            if debug { debugLog("candidate \(dim) at (\(Int(t.topLeft.x)),\(Int(t.topLeft.y))): quick \(quick) timing \(timing)") }
             // Both copies of the version information naming this size is as good as a timing pattern
             // (large codes curve, and their long timing patterns drift out of register).
             let timingSeen = timing >= 1 || versionAgreed || named0
@@ -455,10 +463,10 @@ struct ReadSession {
             var formatRead = false
             for (h, _) in transforms where timingSeen || large {
                 let result = reader.read(h, dimension: dim, anchored: large ? true : nil)
-                if Self.debug { debugLog("read \(dim): \(result.map { _ in "ok" })") }
+                if debug { debugLog("read \(dim): \(result.map { _ in "ok" })") }
                 switch result {
                 case .success(let decoded):
-                    if Self.debug { debugLog("read directly") }
+                    if debug { debugLog("read directly") }
                     addDecoded(decoded, h: h, dimension: dim, module: module)
                     return true
                 case .failure(.version(let v)):
@@ -477,11 +485,11 @@ struct ReadSession {
                 let e = Double(dim)
                 let quad = CodeQuad(corners: [best.h.apply(0, 0), best.h.apply(e, 0), best.h.apply(e, e), best.h.apply(0, e)], dimension: dim)
                 let fit = fitter.refine(quad, module: module)
-                if Self.debug { debugLog("fitted grid \(dim): fitness \(fit.fitness)") }
+                if debug { debugLog("fitted grid \(dim): fitness \(fit.fitness)") }
                 if fit.fitness > 2, let hf = fit.quad.homography {
                     switch reader.read(hf, dimension: dim, anchored: true) {
                     case .success(let decoded):
-                        if Self.debug { debugLog("read after fitting") }
+                        if debug { debugLog("read after fitting") }
                         addDecoded(decoded, h: hf, dimension: dim, module: module)
                         return true
                     case .failure(.version(let v)):
