@@ -114,6 +114,7 @@ extension CodeReader.Preset {
                 (.locator(.reduced, .global), .nothingRead),
                 (.locator(.coarse, .localWide), .unexplained),
                 (.locator(.reduced, .localNarrow), .unexplained),
+                (.locator(.reduced, .inverted), .nothingRead),
             ]
         case .balanced:
             [
@@ -123,6 +124,7 @@ extension CodeReader.Preset {
                 (.locator(.reduced, .global), .nothingRead),
                 (.locator(.coarse, .localWide), .unexplained),
                 (.locator(.reduced, .localNarrow), .unexplained),
+                (.locator(.reduced, .inverted), .nothingRead),
                 (.zbar(.coarse, .plain), .nothingRead),
                 (.zbar(.reduced, .binarized), .nothingRead),
                 (.locator(.enlarged, .global), .nothingRead),

@@ -56,3 +56,18 @@ enum Fixtures {
         return out
     }
 }
+
+extension CodeReader {
+    /// A reader for tests: the preset's passes with its budget as an optimised build spends it.
+    /// Unoptimised test builds run the same passes about ten times slower, so a budget set for
+    /// optimised code would cut them short and the tests would measure the build, not the reader.
+    static func forTests(symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced) -> CodeReader {
+        #if DEBUG
+        let scale = 10
+        #else
+        let scale = 1
+        #endif
+        return CodeReader(options: .init(
+            symbologies: symbologies, preset: preset, timeBudgetMilliseconds: preset.defaultBudgetMilliseconds * scale))
+    }
+}

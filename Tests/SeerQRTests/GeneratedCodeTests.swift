@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Generated codes")
 struct GeneratedCodeTests {
-    static let reader = CodeReader()
+    static let reader = CodeReader.forTests()
 
     @Test("the manifest lists the fixtures")
     func manifestPresent() {
@@ -34,7 +34,7 @@ struct GeneratedCodeTests {
     @Test("linear symbologies when asked", arguments: Fixtures.entries { $0.symbology != nil })
     func linear(_ entry: Fixtures.Entry) throws {
         let symbology = try #require(Symbology(rawValue: entry.symbology ?? ""))
-        let reader = CodeReader(options: .init(symbologies: [symbology]))
+        let reader = CodeReader.forTests(symbologies: [symbology])
         let image = try Fixtures.gray(Fixtures.generated.appendingPathComponent(entry.file).path)
         let symbols = try reader.read(image)
         #expect(symbols.map(\.symbology) == [symbology])
@@ -99,7 +99,7 @@ struct GeneratedCodeTests {
 
     @Test("every preset reads a clean code", arguments: CodeReader.Preset.allCases)
     func presets(_ preset: CodeReader.Preset) throws {
-        let reader = CodeReader(options: .init(preset: preset))
+        let reader = CodeReader.forTests(preset: preset)
         let image = try Fixtures.gray(Fixtures.generated.appendingPathComponent("payload-ascii-url.png").path)
         #expect(try reader.read(image).compactMap(\.text) == ["https://example.com/p/8741?lot=A12"])
     }

@@ -9,8 +9,8 @@ import Testing
 /// seen on real photos, on images made for it (and, for 1-D codes, real photos where readers went wrong).
 @Suite("Readings right or absent")
 struct TrustTests {
-    static let all = CodeReader(options: .init(symbologies: Set(Symbology.allCases)))
-    static let qr = CodeReader()
+    static let all = CodeReader.forTests(symbologies: Set(Symbology.allCases))
+    static let qr = CodeReader.forTests()
 
     /// A symbol drawn at `module` pixels a module, turned slightly and softened like a photo.
     static func photo(_ code: QRCode, module: Int = 4) -> GrayImage {

@@ -8,7 +8,7 @@ import Testing
 @Suite("ZXing photos")
 struct ZXingPhotoTests {
     static let photos = Fixtures.zxingPhotos()
-    static let reader = CodeReader()
+    static let reader = CodeReader.forTests()
 
     @Test("never a wrong text", arguments: photos.map(\.path))
     func neverWrong(_ path: String) throws {
