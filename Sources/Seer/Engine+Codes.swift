@@ -95,7 +95,8 @@ extension Engine {
     ) throws -> PhotoScan {
         let info = try ImageDecoder.info(of: bytes)
         let preset = codeReader.options.preset
-        let codeScale = CodeReader.decodeScale(width: info.width, height: info.height, preset: preset)
+        let codeScale = CodeReader.decodeScale(
+            width: info.width, height: info.height, preset: preset, symbologies: codeReader.options.symbologies)
         var options = configuration.decode
         options.applyOrientation = true
         options.includeRGB = includeImage

@@ -40,10 +40,15 @@ public final class CodeReader: Sendable {
         public var symbologies: Set<Symbology>
         /// The effort preset.
         public var preset: Preset
-        /// An upper bound on the processor time spent reading one image, in milliseconds (checked
-        /// between passes and between candidate codes; the calling thread's CPU time, so the result
-        /// does not depend on load).
+        /// An upper bound on the processor time spent looking for codes in one image, in
+        /// milliseconds (checked between passes and between candidate codes; the calling thread's CPU
+        /// time, so the result does not depend on load). Each code read adds
+        /// ``timePerCodeMilliseconds`` to it.
         public var timeBudgetMilliseconds: Int
+        /// The time each code read adds to the budget (4 ms by default): reading a code and looking
+        /// around it costs time in proportion to what is found, so a sheet of 60 labels is read
+        /// whole while a photo with nothing in it still stops at the budget.
+        public var timePerCodeMilliseconds: Int = 4
         /// The passes to run instead of the preset's tables, each under the condition given (for
         /// measuring passes; `nil` runs the preset).
         public var passes: [(pass: CodePass, when: PassCondition)]?
@@ -62,6 +67,7 @@ public final class CodeReader: Sendable {
         /// Options are equal when they read the same way.
         public static func == (a: Options, b: Options) -> Bool {
             a.symbologies == b.symbologies && a.preset == b.preset && a.timeBudgetMilliseconds == b.timeBudgetMilliseconds
+                && a.timePerCodeMilliseconds == b.timePerCodeMilliseconds
                 && a.passes?.map(\.pass) == b.passes?.map(\.pass) && a.passes?.map(\.when) == b.passes?.map(\.when)
         }
     }
@@ -80,13 +86,16 @@ public final class CodeReader: Sendable {
         self.pool = Mutex([])
     }
 
-    /// The JPEG reduction (1, 2, 4 or 8) worth decoding a photo of this size at for this preset:
-    /// the long side is kept at about 1024 (fast), 2048 (balanced) or in full (thorough).
-    public static func decodeScale(width: Int, height: Int, preset: Preset) -> Int {
+    /// The JPEG reduction (1, 2, 4 or 8) worth decoding a photo of this size at for this preset.
+    ///
+    /// QR Codes are read at a long side of about 1100 pixels (fast and balanced), with a decoding at
+    /// twice that resolution made only where codes are small (the finer decoding); 1-D codes need
+    /// their bars' full width, so balanced keeps about 2100 pixels when any is asked for. Thorough
+    /// decodes in full.
+    public static func decodeScale(width: Int, height: Int, preset: Preset, symbologies: Set<Symbology> = [.qr]) -> Int {
         let side = max(width, height)
-        // The fast preset works at about 1024 pixels and asks for twice that only where codes are
-        // small (the finer decoding); the others work at about 2048.
-        let target = preset == .fast ? 1100 : preset == .balanced ? 2100 : Int.max
+        let linear = symbologies.contains { $0 != .qr }
+        let target = preset == .thorough ? Int.max : preset == .balanced && linear ? 2100 : 1100
         var s = 1
         while s < 8 && side / s > target { s *= 2 }
         return s

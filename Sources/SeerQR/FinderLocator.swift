@@ -95,33 +95,35 @@ enum FinderLocator {
     static func find(_ b: BinaryImage, rowStep: Int = 1, loose: Bool = false) -> [FinderPattern] {
         var found: [FinderPattern] = []
         let w = b.width
-        var runs = [Int](repeating: 0, count: w + 1)
-        var colours = [UInt8](repeating: 0, count: w + 1)
-        var starts = [Int](repeating: 0, count: w + 1)
         var y = 0
         while y < b.height {
-            // Run-length encode the row.
+            // The row's runs as they end, the last five kept: each window of five runs that starts
+            // with a dark run is checked, left to right, as a whole row's run-length encoding would be.
+            var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0
+            var c0: UInt8 = 0, start2 = 0, start3 = 0, start4 = 0
             var n = 0
-            let base = y * w
-            var x = 0
-            while x < w {
-                let c = b.bits[base + x]
-                let s = x
-                while x < w && b.bits[base + x] == c { x += 1 }
-                runs[n] = x - s
-                colours[n] = c
-                starts[n] = s
-                n += 1
-            }
-            if n >= 5 {
-                for i in 0..<(n - 4) where colours[i] == 1 {
-                    guard isFinderRatio(runs[i], runs[i + 1], runs[i + 2], runs[i + 3], runs[i + 4], loose: loose) else {
-                        continue
+            var candidates: [(cx: Double, total: Int)] = []
+            b.bits.withUnsafeBufferPointer { bits in
+                let row = bits.baseAddress! + y * w
+                var x = 0
+                var c1: UInt8 = 0, c2: UInt8 = 0, c3: UInt8 = 0, c4: UInt8 = 0
+                while x < w {
+                    let c = row[x]
+                    let s = x
+                    x += 1
+                    while x < w && row[x] == c { x += 1 }
+                    // Shift the window by one run.
+                    r0 = r1; r1 = r2; r2 = r3; r3 = r4; r4 = x - s
+                    c0 = c1; c1 = c2; c2 = c3; c3 = c4; c4 = c
+                    start2 = start3; start3 = start4; start4 = s
+                    n += 1
+                    if n >= 5 && c0 == 1 && isFinderRatio(r0, r1, r2, r3, r4, loose: loose) {
+                        candidates.append((Double(start2) + Double(r2) / 2, r0 + r1 + r2 + r3 + r4))
                     }
-                    let total = runs[i] + runs[i + 1] + runs[i + 2] + runs[i + 3] + runs[i + 4]
-                    let cx = Double(starts[i + 2]) + Double(runs[i + 2]) / 2
-                    confirm(b, cx: cx, cy: Double(y) + 0.5, total: total, loose: loose, into: &found)
                 }
+            }
+            for candidate in candidates {
+                confirm(b, cx: candidate.cx, cy: Double(y) + 0.5, total: candidate.total, loose: loose, into: &found)
             }
             y += rowStep
         }

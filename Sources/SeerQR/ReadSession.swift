@@ -61,7 +61,9 @@ struct ReadSession {
     }
 
     var elapsedMs: Double { Self.cpuMilliseconds() - start }
-    var outOfTime: Bool { elapsedMs > Double(options.timeBudgetMilliseconds) }
+    var outOfTime: Bool {
+        elapsedMs > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * found.count)
+    }
 
     // MARK: Running the table
 

@@ -15,12 +15,16 @@ public struct Point: Sendable, Equatable, Hashable, Codable {
     /// around it), grown by `grow` about the corners' mean; false unless there are four corners.
     public func isInside(_ corners: [Point], grownBy grow: Double = 1) -> Bool {
         guard corners.count == 4 else { return false }
-        let cx = corners.map(\.x).reduce(0, +) / 4, cy = corners.map(\.y).reduce(0, +) / 4
-        let q = corners.map { Point(x: cx + ($0.x - cx) * grow, y: cy + ($0.y - cy) * grow) }
+        let cx = (corners[0].x + corners[1].x + corners[2].x + corners[3].x) / 4
+        let cy = (corners[0].y + corners[1].y + corners[2].y + corners[3].y) / 4
+        // In coordinates about the centre, the grown corner is the corner scaled by `grow`.
+        let px = x - cx, py = y - cy
         var sign = 0
         for i in 0..<4 {
-            let a = q[i], b = q[(i + 1) % 4]
-            let cross = (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x)
+            let a = corners[i], b = corners[(i + 1) & 3]
+            let ax = (a.x - cx) * grow, ay = (a.y - cy) * grow
+            let bx = (b.x - cx) * grow, by = (b.y - cy) * grow
+            let cross = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
             let s = cross > 0 ? 1 : cross < 0 ? -1 : 0
             if s == 0 { continue }
             if sign == 0 { sign = s } else if s != sign { return false }
