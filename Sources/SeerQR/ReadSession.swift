@@ -480,6 +480,21 @@ struct ReadSession {
                 }
                 if named != nil || outOfTime { break }
             }
+            // The transform from the finders' outlines: their corners fix the perspective.
+            if named == nil, !outOfTime, formatRead || quick >= 2 || named0 || versionAgreed, let best = transforms.first,
+                let outlined = fitter.fromFinderOutlines(best.h, dimension: dim)
+            {
+                switch reader.read(outlined, dimension: dim, anchored: large ? true : nil) {
+                case .success(let decoded):
+                    if debug { debugLog("read from the finders' outlines") }
+                    addDecoded(decoded, h: outlined, dimension: dim, module: module)
+                    return true
+                case .failure(.version(let v)):
+                    named = QRSpec.dimension(version: v)
+                default:
+                    if debug { debugLog("finders' outlines: no read") }
+                }
+            }
             // The best transform fitted to the function patterns, then read again.
             // Fitting costs as much as many reads: only for a grid whose format information read, or
             // whose function patterns already show clear contrast.
@@ -498,6 +513,19 @@ struct ReadSession {
                         named = QRSpec.dimension(version: v)
                     default:
                         break
+                    }
+                    // The finders' outlines again, found from the fitted grid.
+                    if named == nil, !outOfTime, let outlined = fitter.fromFinderOutlines(hf, dimension: dim) {
+                        switch reader.read(outlined, dimension: dim, anchored: large ? true : nil) {
+                        case .success(let decoded):
+                            if debug { debugLog("read from the finders' outlines after fitting") }
+                            addDecoded(decoded, h: outlined, dimension: dim, module: module)
+                            return true
+                        case .failure(.version(let v)):
+                            named = QRSpec.dimension(version: v)
+                        default:
+                            break
+                        }
                     }
                 }
                 bestQuick = max(bestQuick, fit.fitness)
