@@ -222,7 +222,7 @@ public enum OCRWords {
 
     /// Words of `tesseract … tsv` output (level-5 rows with text).
     public static func parseTSV(_ tsv: String) -> [Word] {
-        tsv.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().compactMap { row in
+        tsv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).dropFirst().compactMap { row in
             let f = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 12, f[0] == "5", !f[11].trimmingCharacters(in: .whitespaces).isEmpty,
                 let x = Int(f[6]), let y = Int(f[7]), let w = Int(f[8]), let h = Int(f[9]), let conf = Double(f[10])

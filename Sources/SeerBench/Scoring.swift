@@ -355,7 +355,7 @@ public enum BoofCVScoring {
     /// The quads of a ground-truth file: `#` comment lines, then `SETS` and one line of 8 numbers per
     /// code, or 4 lines `x y` for one code. Corners are put in counter-clockwise order of angle.
     public static func readQuads(_ text: String) throws -> [[BenchPoint]] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { line in
             line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}" }).map(String.init)
         }.filter { !$0.isEmpty && !$0[0].hasPrefix("#") }
         var groups: [[Double]] = []

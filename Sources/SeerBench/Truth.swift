@@ -115,7 +115,8 @@ public enum TruthLoader {
         return (items, skipped)
     }
 
-    static func lastComponent(_ path: String) -> String {
+    /// The last component of a path (the path itself when it has none).
+    public static func lastComponent(_ path: String) -> String {
         let c = (path as NSString).lastPathComponent
         return c.isEmpty ? path : c
     }
@@ -143,7 +144,7 @@ public enum TruthLoader {
     public static func detect(folder: String, names: [String]) -> TruthFormat? {
         if names.contains(seerTruthFile) { return .seer }
         if names.contains(plateTruthFile), let header = try? String(contentsOfFile: folder + "/" + plateTruthFile, encoding: .utf8)
-            .split(separator: "\n").first, header.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }).contains("plate_text")
+            .split(whereSeparator: \.isNewline).first, header.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }).contains("plate_text")
         {
             return .plates
         }
@@ -233,7 +234,7 @@ public enum SeerTruth {
     /// Parses the lines of a `seer-truth.tsv`.
     public static func parse(_ text: String, file: String = "seer-truth.tsv") throws -> [String: [String]] {
         var out: [String: [String]] = [:]
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw[...]
             if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
