@@ -113,10 +113,11 @@ public struct Distribution: Sendable, Codable, Equatable {
     public init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
         let v = values.sorted()
-        min = v[0]
-        max = v[v.count - 1]
-        median = v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
-        p95 = Self.percentile(v, 95)
+        func r(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+        min = r(v[0])
+        max = r(v[v.count - 1])
+        median = r(v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2)
+        p95 = r(Self.percentile(v, 95))
     }
 
     /// Nearest-rank percentile of sorted values.
