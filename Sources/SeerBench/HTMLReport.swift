@@ -48,7 +48,9 @@ public enum HTMLReport {
             guard let seer, let t0 = pick(seer) else { return }
             h.append("<tr><td>\(esc(name))</td><td>\(t0.photos)</td><td>\(t0.expected)</td>")
             for r in report.readers {
-                if let t = pick(r) {
+                if pick(r) != nil, !r.all.located {
+                    h.append("<td colspan=5>n/a (no positions)</td>")
+                } else if let t = pick(r) {
                     h.append("<td><b>\(f(t.correctPercent))</b></td><td>\(t.correct)</td><td>\(t.wrong)</td><td>\(t.missed)</td><td>\(t.falseReadings)</td>")
                 } else {
                     h.append("<td colspan=5>–</td>")
@@ -186,7 +188,7 @@ public enum HTMLReport {
             b += "<text x=\"\(labelW - 4)\" y=\"\(y0 + rowH * 0.7)\" text-anchor=\"end\">\(esc(String(c.suffix(18))))</text>"
             for (ri, r) in report.readers.enumerated() {
                 let t = c == "ALL" ? r.all : r.categories.first { $0.category == c }?.totals
-                guard let t else { continue }
+                guard let t, r.all.located else { continue }
                 let bh = (rowH - 2) / n
                 let len = t.correctPercent / 100 * w
                 b += "<rect x=\"\(labelW)\" y=\"\(y0 + Double(ri) * bh)\" width=\"\(len)\" height=\"\(max(1, bh - 1))\" fill=\"\(colours[ri % colours.count])\"/>"

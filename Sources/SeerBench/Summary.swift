@@ -34,6 +34,9 @@ public struct Totals: Sendable, Codable, Equatable {
     public var recognition: Distribution?
     /// Median processor milliseconds per photo.
     public var cpuMedian: Double?
+    /// Whether the reader gave positions: false when every reading lacked one, so corner truth cannot
+    /// score it (`boofcv_scoring.py` reports such a peer as n/a).
+    public var located: Bool { unlocated == 0 || correct + falseReadings + duplicates > 0 }
 
     /// Adds up photo results.
     public init(_ photos: [PhotoResult]) {
@@ -245,7 +248,9 @@ public enum TextTables {
             guard let t0 = pick(seer) else { return }
             var row = [name, "\(t0.photos)", "\(t0.expected)"]
             for r in readers {
-                if let t = pick(r) {
+                if pick(r) != nil, !r.all.located {
+                    row += ["n/a", "-", "-", "-", "-"]
+                } else if let t = pick(r) {
                     row += [String(format: "%.1f", t.correctPercent), "\(t.correct)", "\(t.wrong)", "\(t.missed)", "\(t.falseReadings)"]
                 } else {
                     row += ["-", "-", "-", "-", "-"]
