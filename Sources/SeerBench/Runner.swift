@@ -75,6 +75,16 @@ public struct PhotoResult: Sendable, Codable, Equatable {
     /// Why the photo could not be read, when it could not.
     public var error: String?
 
+    /// Creates a result; timings and size are set afterwards.
+    public init(file: String, category: String, reader: String, score: PhotoScore, readings: [String], expected: String) {
+        self.file = file
+        self.category = category
+        self.reader = reader
+        self.score = score
+        self.readings = readings
+        self.expected = expected
+    }
+
     /// Recognition alone: ``milliseconds`` less ``decodeMilliseconds``.
     public var recognitionMilliseconds: Double? {
         guard let m = milliseconds, let d = decodeMilliseconds else { return nil }

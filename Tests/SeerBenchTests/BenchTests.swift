@@ -112,6 +112,17 @@ enum BenchFixtures {
         #expect(far.correct == 0 && far.falseReadings == 1 && far.missed == 2)
     }
 
+    @Test func aReaderWithoutPositionsIsNotScoredOnCorners() throws {
+        let quads = try BoofCVScoring.readQuads("0 0\n10 0\n10 10\n0 10\n")
+        let score = Scoring.score(.quads(quads), category: "nominal", codes: [BenchReading(text: "a"), BenchReading(text: "b")])
+        #expect(score.unlocated == 2 && score.correct == 0 && score.falseReadings == 0)
+        let photo = PhotoResult(file: "p.jpg", category: "nominal", reader: "zbarimg", score: score, readings: ["a", "b"], expected: "1 code")
+        #expect(!Totals([photo]).located)
+        var located = photo
+        located.score = Scoring.score(.quads(quads), category: "nominal", codes: [BenchReading(text: "a", corners: [BenchPoint(5, 5)])])
+        #expect(Totals([photo, located]).located)
+    }
+
     @Test func storedGridMappingInvertsForEveryOrientation() {
         for n in 1...8 {
             let swaps = n >= 5
