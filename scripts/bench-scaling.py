@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Cost per photo as photos grow from 0.3 to 12 MP, and throughput at 1 and 2 jobs, with `seer bench`.
 
-Takes the first N photos of at least 11 MP from ../shared/testdata/qr-boofcv/nominal, resamples each
+Takes N photos of at least 11 MP from ../shared/testdata/qr-boofcv (one per category in turn,
+nominal first), resamples each
 to every size (Pillow, Lanczos, JPEG quality 92, EXIF kept) with its BoofCV corners scaled the same
 way, one folder per size, and runs
 
@@ -110,15 +111,23 @@ def main():
         print(f'skipped: no {DATA}')
         return
     from PIL import Image
+    # The first photos of at least 11 MP of each category in turn (nominal first), until there are enough.
+    categories = ['nominal'] + sorted(c for c in os.listdir(DATA) if c != 'nominal' and os.path.isdir(os.path.join(DATA, c)))
+    pools = []
+    for c in categories:
+        big = []
+        for name in sorted(os.listdir(os.path.join(DATA, c))):
+            p = os.path.join(DATA, c, name)
+            if name.endswith('.jpg'):
+                with Image.open(p) as im:
+                    if im.size[0] * im.size[1] >= 11e6:
+                        big.append(p)
+        pools.append(big)
     photos = []
-    for name in sorted(os.listdir(os.path.join(DATA, 'nominal'))):
-        p = os.path.join(DATA, 'nominal', name)
-        if name.endswith('.jpg'):
-            with Image.open(p) as im:
-                if im.size[0] * im.size[1] >= 11e6:
-                    photos.append(p)
-        if len(photos) == a.photos:
-            break
+    while len(photos) < a.photos and any(pools):
+        for pool in pools:
+            if pool and len(photos) < a.photos:
+                photos.append(pool.pop(0))
     out = a.keep or tempfile.mkdtemp(prefix='seer-scaling-')
     try:
         make(photos, out, SIZES)
@@ -138,7 +147,7 @@ def main():
                      'recognition': t['recognition']['median'], 'cpu': t.get('cpuMedian'), 'p95': t['latency']['p95'],
                      'correct': t['correct'], 'expected': t['expected']})
     rows.sort(key=lambda r: r['mp'])
-    print(f'{len(photos)} photos from qr-boofcv/nominal, each resampled to every size; seer bench --jobs 1 --repeat {a.repeat}\n')
+    print(f'{len(photos)} photos of qr-boofcv, each resampled to every size; seer bench --jobs 1 --repeat {a.repeat}; medians of each column\n')
     print('| MP | median ms | of it file + decoding | recognition | CPU ms | p95 ms | ms per MP | codes read |')
     print('|---:|---:|---:|---:|---:|---:|---:|---:|')
     for r in rows:

@@ -4,7 +4,9 @@
 For each collection (qr-photos, qr-boofcv, barcodes, plates) it links the first N photos of every
 folder (with their truth) into a sample folder, scores Seer there with the shared tool (one `seer scan`
 process per photo, as the tools' README runs it) and with `seer bench --format csv --jobs 1`, and
-compares every photo's outcome and the totals. Exit status 1 on any difference.
+compares every photo's outcome and the totals. Both sides read codes with a 60-second time budget per photo
+(--budget), far above any photo's need, so that what Seer reads does not depend on the machine's load.
+Exit status 1 on any difference.
 
     scripts/bench-vs-tools.py [--seer .build/release/seer] [--per-folder 2] [--only qr,boofcv,barcodes,plates]
 
@@ -24,6 +26,9 @@ SHARED = os.path.normpath(os.path.join(ROOT, '..', 'shared'))
 TOOLS = os.path.join(SHARED, 'tools')
 DATA = os.path.join(SHARED, 'testdata')
 IMAGE_EXTS = ('.png', '.jpg', '.jpeg')
+# The code reader's time budget per photo (ms), on both sides: far above any photo's need, so that what
+# Seer reads does not depend on the machine's load and both sides read the same codes.
+BUDGET = 60000
 
 
 def sample(src, dst, per_folder, with_txt=True):
@@ -58,7 +63,7 @@ def run(argv, **kw):
 
 
 def bench(seer, path, extra):
-    out = run([seer, 'bench', path, '--peers', 'none', '--format', 'csv', '--jobs', '1'] + extra)
+    out = run([seer, 'bench', path, '--peers', 'none', '--format', 'csv', '--jobs', '1', '--budget', str(BUDGET)] + extra)
     rows = [r for r in csv.DictReader(io.StringIO(out)) if r['reader'] == 'seer']
     return {(r['category'], os.path.basename(r['file'])): r for r in rows}
 
@@ -104,7 +109,7 @@ def main():
             sample(os.path.join(DATA, 'qr-photos'), s, a.per_folder)
             out = os.path.join(tmp, 'out-qr')
             run([sys.executable, os.path.join(TOOLS, 'score_codes.py'), '--dataset', 'qr', '--data', s, '--peers', 'none',
-                 '--json-key', 'text', '--cmd', f'seer={seer} scan --format json {{png}}', '--out', out, '--quiet'])
+                 '--json-key', 'text', '--cmd', f'seer={seer} scan --format json --budget {BUDGET} {{png}}', '--out', out, '--quiet'])
             with open(os.path.join(out, 'results.csv'), newline='') as fh:
                 tool = {}
                 for r in csv.DictReader(fh):
@@ -116,7 +121,7 @@ def main():
             sample(os.path.join(DATA, 'qr-boofcv'), s, a.per_folder)
             out = os.path.join(tmp, 'out-boofcv')
             run([sys.executable, os.path.join(TOOLS, 'score_codes.py'), '--dataset', 'boofcv', '--data', s, '--peers', 'none',
-                 '--cmd', f'seer={sys.executable} {os.path.join(TOOLS, "seer_stored.py")} {seer} {{}}', '--out', out, '--quiet'])
+                 '--cmd', f'seer={sys.executable} {os.path.join(TOOLS, "seer_stored.py")} {seer} {{}} --budget {BUDGET}', '--out', out, '--quiet'])
             with open(os.path.join(out, 'results.csv'), newline='') as fh:
                 tool = {(r['set'], r['image']): {'correct': r['decoded'], 'false': r['fp'], 'duplicates': r['dup'], 'unlocated': r['unlocated'],
                                                  'expected_count': r['n_gt']} for r in csv.DictReader(fh)}
@@ -126,7 +131,7 @@ def main():
             sample(os.path.join(DATA, 'barcodes'), s, a.per_folder)
             out = os.path.join(tmp, 'out-barcodes')
             run([sys.executable, os.path.join(TOOLS, 'score_barcodes.py'), '--decoders', 'none', '--data', s,
-                 '--cmd', f'seer={seer} scan --format json --symbologies all {{}}', '--out', out])
+                 '--cmd', f'seer={seer} scan --format json --symbologies all --budget {BUDGET} {{}}', '--out', out])
             with open(os.path.join(out, 'results.csv'), newline='') as fh:
                 tool = {}
                 for r in csv.DictReader(fh):

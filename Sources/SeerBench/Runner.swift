@@ -23,6 +23,9 @@ public struct BenchOptions: Sendable {
     public var symbologies: Set<Symbology>?
     /// The code reader's effort.
     public var preset: CodeReader.Preset = .balanced
+    /// The code reader's time budget per photo in milliseconds; nil takes the preset's. (A budget far
+    /// above any photo's need makes readings independent of the machine's load.)
+    public var budgetMilliseconds: Int?
     /// Runs per photo; the fastest is kept (readings come from the first).
     public var repeatCount = 1
     /// Photos read in parallel.
@@ -123,7 +126,7 @@ public final class BenchRunner: Sendable {
         let symbologies = options.symbologies(for: items)
         self.symbologies = symbologies
         var configuration = configuration
-        configuration.codes = CodeReader.Options(symbologies: symbologies, preset: options.preset)
+        configuration.codes = CodeReader.Options(symbologies: symbologies, preset: options.preset, timeBudgetMilliseconds: options.budgetMilliseconds)
         self.engine = Engine(configuration: configuration)
     }
 

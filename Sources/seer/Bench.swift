@@ -38,6 +38,9 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .long, help: "Code reader effort: fast, balanced (default) or thorough.")
     var preset: CodeReader.Preset = .balanced
 
+    @Option(name: .long, help: "Code reader time budget per photo in milliseconds (default by preset).")
+    var budget: Int?
+
     @Option(name: .long, help: "Ground-truth format: auto (default), text, boofcv, plates or seer.")
     var truth: TruthFormat = .auto
 
@@ -64,6 +67,7 @@ struct BenchCommand: ParsableCommand {
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Give at least one folder of photos with ground truth.") }
         if `repeat` < 1 { throw ValidationError("--repeat must be at least 1.") }
+        if let budget, budget < 1 { throw ValidationError("--budget must be positive.") }
         if let region, PlateRegion.parse(region) == nil { throw ValidationError("--region takes us, eu, br or auto; '\(region)' is not one.") }
         if let symbologies { _ = try Scan.parseSymbologies(symbologies) }
         _ = try parsedThroughputJobs()
@@ -87,6 +91,7 @@ struct BenchCommand: ParsableCommand {
         options.symbologies = try symbologies.map(Scan.parseSymbologies)
         options.preset = preset
         options.repeatCount = `repeat`
+        options.budgetMilliseconds = budget
         options.jobs = jobs.jobs
         let loaded: (items: [BenchItem], skipped: [String])
         do {
