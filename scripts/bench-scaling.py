@@ -69,9 +69,10 @@ def make(photos, out, sizes):
 
 def svg(rows, path):
     W, H, L, B, T, R = 520, 300, 56, 40, 28, 20
-    xmax = max(r['mp'] for r in rows) * 1.05
+    import math
+    lo, hi = math.log10(min(r['mp'] for r in rows)) - 0.1, math.log10(max(r['mp'] for r in rows)) + 0.1
     ymax = max(r['ms'] for r in rows) * 1.15
-    def x(v): return L + v / xmax * (W - L - R)
+    def x(v): return L + (math.log10(v) - lo) / (hi - lo) * (W - L - R)
     def y(v): return T + (1 - v / ymax) * (H - T - B)
     s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">',
          '<rect width="100%" height="100%" fill="#fff"/>',
@@ -85,7 +86,7 @@ def svg(rows, path):
         s.append(f'<text x="{L - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.0f}</text>')
     for r in rows:
         s.append(f'<text x="{x(r["mp"]):.1f}" y="{y(0) + 16}" text-anchor="middle">{r["mp"]:g}</text>')
-    s.append(f'<text x="{(L + W - R) / 2}" y="{H - 6}" text-anchor="middle">megapixels</text>')
+    s.append(f'<text x="{(L + W - R) / 2}" y="{H - 6}" text-anchor="middle">megapixels (log scale)</text>')
     s.append(f'<text x="14" y="{(T + H - B) / 2}" transform="rotate(-90 14 {(T + H - B) / 2})" text-anchor="middle">median ms per photo</text>')
     for key, colour, label in (('ms', '#1f77b4', 'total'), ('decode', '#2ca02c', 'file + decoding'), ('recognition', '#d62728', 'recognition')):
         pts = ' '.join(f'{x(r["mp"]):.1f},{y(r[key]):.1f}' for r in rows)
