@@ -31,7 +31,7 @@ public enum HTMLReport {
                 + "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}"
                 + "th{background:#f3f3f3}h1{font-size:22px}h2{font-size:18px;margin-top:28px}.plots{display:flex;flex-wrap:wrap;gap:24px}"
                 + ".grid{display:flex;flex-wrap:wrap;gap:12px}.card{width:\(thumbnailWidth)px;font-size:12px}.card img{width:100%;border:1px solid #999}"
-                + ".bad{color:#b00}.note{color:#555}svg text{font:11px system-ui,sans-serif}")
+                + ".wide{overflow-x:auto}.bad{color:#b00}.note{color:#555}svg text{font:11px system-ui,sans-serif}")
         h.append("</style></head><body>")
         let seer = report.readers.first
         h.append("<h1>seer bench: \(esc(report.read)) on \(seer?.all.photos ?? 0) photos</h1>")
@@ -41,7 +41,7 @@ public enum HTMLReport {
         for n in report.notes { h.append("<p class=\"note\">note: \(esc(n))</p>") }
 
         // Accuracy table.
-        h.append("<h2>Accuracy</h2><table><tr><th>folder</th><th>photos</th><th>expected</th>")
+        h.append("<h2>Accuracy</h2><div class=\"wide\"><table><tr><th>folder</th><th>photos</th><th>expected</th>")
         for r in report.readers { h.append("<th>\(esc(r.reader)) %</th><th>correct</th><th>wrong</th><th>missed</th><th>false</th>") }
         h.append("</tr>")
         func row(_ name: String, _ pick: (ReaderSummary) -> Totals?) {
@@ -60,7 +60,7 @@ public enum HTMLReport {
         }
         for c in seer?.categories ?? [] { row(c.category) { r in r.categories.first { $0.category == c.category }?.totals } }
         row("ALL") { $0.all }
-        h.append("</table>")
+        h.append("</table></div>")
 
         // Speed table.
         h.append("<h2>Speed and memory</h2><table><tr><th>reader</th><th>min ms</th><th>median</th><th>p95</th><th>max</th>")
@@ -73,8 +73,10 @@ public enum HTMLReport {
                     + "<td>\(f(r.all.decode?.median))</td><td>\(f(r.all.recognition?.median))</td><td>\(f(r.all.cpuMedian))</td>"
                     + "<td>\(f(r.photosPerSecond, 2))</td><td>\(r.jobs)</td><td>\(f(r.peakMemoryMiB, 0))</td><td>\(f(ratio, 2))</td></tr>")
         }
-        h.append("</table><p class=\"note\">Seer: wall clock per photo in process, split into reading and decoding the file and recognition. ")
-        h.append("Command-line peers: the whole process. zxing-cpp: the decode call plus Pillow's load.</p>")
+        var timing = "Seer: wall clock per photo in process, split into reading and decoding the file and recognition."
+        if report.readers.contains(where: { $0.reader == "zbarimg" || $0.reader == "tesseract" }) { timing += " Command-line peers: the whole process." }
+        if report.readers.contains(where: { $0.reader == "zxing-cpp" }) { timing += " zxing-cpp: the decode call plus Pillow's load." }
+        h.append("</table><p class=\"note\">\(esc(timing))</p>")
 
         h.append("<h2>Plots</h2><div class=\"plots\">")
         h.append(latencyPlot(report))
@@ -86,7 +88,8 @@ public enum HTMLReport {
         let byPath = Dictionary(items.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         let failed = report.photos.filter { $0.reader == "seer" && [.wrong, .missed, .falseReading].contains($0.score.outcome) }
         h.append("<h2>Photos Seer missed or misread (\(failed.count)\(failed.count > thumbnailLimit ? ", first \(thumbnailLimit) shown" : ""))</h2>")
-        h.append("<p class=\"note\">Green: codes Seer read; blue: plates; orange: the truth's code corners.</p><div class=\"grid\">")
+        let corners = items.contains { if case .quads = $0.truth { true } else { false } }
+        h.append("<p class=\"note\">\(report.read == "plates" ? "Blue: plates Seer read." : "Green: codes Seer read.")\(corners ? " Orange: the truth's code corners." : "")</p><div class=\"grid\">")
         for p in failed.prefix(thumbnailLimit) {
             guard let item = byPath[p.file] else { continue }
             var img = ""

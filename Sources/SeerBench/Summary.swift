@@ -62,7 +62,7 @@ public struct Totals: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case photos, expected, correct, wrong, missed, falseReadings, falsePhotos, duplicates, unlocated, withinOne, errors
-        case correctPercent, latency, decode, recognition, cpuMedian
+        case correctPercent, located, latency, decode, recognition, cpuMedian
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,6 +79,7 @@ public struct Totals: Sendable, Codable, Equatable {
         try c.encode(withinOne, forKey: .withinOne)
         try c.encode(errors, forKey: .errors)
         try c.encode(correctPercent, forKey: .correctPercent)
+        try c.encode(located, forKey: .located)
         try c.encodeIfPresent(latency, forKey: .latency)
         try c.encodeIfPresent(decode, forKey: .decode)
         try c.encodeIfPresent(recognition, forKey: .recognition)
