@@ -183,7 +183,7 @@ public enum HTMLReport {
         let cats = seer.categories.map(\.category) + ["ALL"]
         let n = Double(report.readers.count)
         let rowH = max(8.0, min(22.0, 200 / Double(cats.count)))
-        let height = top + Double(cats.count) * rowH + 40
+        let height = top + Double(cats.count) * rowH + 52
         let labelW = 110.0, w = plotWidth - labelW - right - 30
         var b = ""
         for (ci, c) in cats.enumerated() {
