@@ -159,7 +159,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerBenchTests",
-            dependencies: ["SeerBench", "Seer", "SeerCodegen", "SeerImage", "SeerQR", "SeerTestSupport"],
+            dependencies: ["seer", "SeerBench", "Seer", "SeerCodegen", "SeerImage", "SeerQR", "SeerTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
