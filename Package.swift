@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SeerQR", targets: ["SeerQR"]),
         .library(name: "SeerPlate", targets: ["SeerPlate"]),
         .library(name: "SeerPlateText", targets: ["SeerPlateText"]),
+        .library(name: "SeerBench", targets: ["SeerBench"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -102,10 +103,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // `seer bench`: ground truth, the shared tools' scoring rules, peers, reports.
+        .target(
+            name: "SeerBench",
+            dependencies: ["Seer", "SeerImage", "SeerQR"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
             dependencies: [
-                "Seer", "SeerImage",
+                "Seer", "SeerImage", "SeerBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -150,6 +156,10 @@ let package = Package(
         .testTarget(
             name: "SeerQRTests",
             dependencies: ["SeerQR", "Seer", "SeerCodegen", "SeerTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerBenchTests",
+            dependencies: ["seer", "SeerBench", "Seer", "SeerCodegen", "SeerImage", "SeerQR", "SeerTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",

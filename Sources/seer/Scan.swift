@@ -223,20 +223,7 @@ struct Scan: ParsableCommand {
 /// text drawn under it.
 enum Annotator {
     static func write(_ scan: PhotoScan, index: Int, directory: String) {
-        guard var image = scan.image else { return }
-        let s = 1 / scan.imageScale
-        func mark(_ corners: [(x: Double, y: Double)], _ label: String, outline: (UInt8, UInt8, UInt8), text: (UInt8, UInt8, UInt8)) {
-            let pts = corners.map { (x: $0.x * s, y: $0.y * s) }
-            image.drawPolygon(pts, color: outline, thickness: max(2, image.width / 400))
-            let x = Int(pts.map(\.x).min() ?? 0), y = Int(pts.map(\.y).max() ?? 0) + 4
-            image.drawText(String(label.prefix(60)), x: x, y: y, scale: max(1, image.width / 600), color: text)
-        }
-        for symbol in scan.symbols {
-            mark(symbol.corners.map { (x: $0.x, y: $0.y) }, symbol.text ?? "(binary)", outline: (0, 220, 0), text: (255, 0, 0))
-        }
-        for plate in scan.plates where plate.corners.count == 4 {
-            mark(plate.corners.map { (x: $0[0], y: $0[1]) }, plate.text, outline: (0, 120, 255), text: (255, 0, 255))
-        }
+        guard let image = scan.annotatedImage() else { return }
         let base = ((scan.report.file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = scan.report.file == "-" ? "stdin" : base
         let path = (directory as NSString).appendingPathComponent(String(format: "%04d-%@.png", index, name))

@@ -18,7 +18,7 @@ struct SeerCommand: ParsableCommand {
             """,
         version: seerVersion,
         subcommands: [
-            Info.self, Decode.self, Scan.self, Plate.self, Verify.self, History.self, Report.self, Stats.self, Registry.self,
+            Info.self, Decode.self, Scan.self, BenchCommand.self, Plate.self, Verify.self, History.self, Report.self, Stats.self, Registry.self,
             User.self, ChargerCommand.self,
         ]
     )
