@@ -23,11 +23,11 @@ public final class CodeReader: Sendable {
         /// for tiny codes, within a larger time budget.
         case thorough
 
-        /// The CPU time a photo may take at this preset unless the caller sets another: 40 ms (fast),
+        /// The CPU time a photo may take at this preset unless the caller sets another: 60 ms (fast),
         /// 120 ms (balanced), 600 ms (thorough), set for optimised builds.
         public var defaultBudgetMilliseconds: Int {
             switch self {
-            case .fast: 40
+            case .fast: 60
             case .balanced: 120
             case .thorough: 600
             }
@@ -53,7 +53,7 @@ public final class CodeReader: Sendable {
         /// measuring passes; `nil` runs the preset).
         public var passes: [(pass: CodePass, when: PassCondition)]?
 
-        /// Creates options; the time budget defaults by preset (fast 40, balanced 120, thorough 600 ms).
+        /// Creates options; the time budget defaults by preset (fast 60, balanced 120, thorough 600 ms).
         public init(
             symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil,
             passes: [(pass: CodePass, when: PassCondition)]? = nil
