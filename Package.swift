@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SeerQR", targets: ["SeerQR"]),
         .library(name: "SeerPlate", targets: ["SeerPlate"]),
         .library(name: "SeerPlateText", targets: ["SeerPlateText"]),
+        .library(name: "SeerServer", targets: ["SeerServer"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -28,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config. Each owns only the headers.
@@ -102,10 +105,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        // The HTTP service (`seer serve`): a thin skin over the Engine, on Hummingbird 2.
+        .target(
+            name: "SeerServer",
+            dependencies: [
+                "Seer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            resources: [.embedInCode("openapi.json")],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "seer",
             dependencies: [
-                "Seer", "SeerImage",
+                "Seer", "SeerImage", "SeerServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -150,6 +163,13 @@ let package = Package(
         .testTarget(
             name: "SeerQRTests",
             dependencies: ["SeerQR", "Seer", "SeerCodegen", "SeerTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerServerTests",
+            dependencies: [
+                "SeerServer", "Seer", "SeerTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
