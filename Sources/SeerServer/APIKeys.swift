@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import SeerStore
+import SeerVerify
 
 /// What a key may do. `device` scans, verifies and reads its own device's history; `user` resolves
 /// plates, sends messages and reads its own inbox; `admin` imports the registry and manages keys

@@ -51,8 +51,10 @@ public final class WorkerPool: Sendable {
         self.threads = max(1, threads)
         self.queueLimit = max(0, queueLimit)
         for index in 0..<self.threads {
-            let thread = Thread { [self] in self.loop() }
-            thread.name = "\(name)-\(index)"
+            let thread = Thread { [self] in
+                Thread.current.name = "\(name)-\(index)"
+                self.loop()
+            }
             thread.stackSize = 8 << 20
             thread.start()
         }

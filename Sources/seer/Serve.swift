@@ -90,9 +90,10 @@ struct Serve: ParsableCommand {
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
+        let (log, database, chosen, host, port) = (logger, path, configuration, host, port)
         let app = service.application { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
-            logger.info("listening", metadata: ["address": "\(address)", "db": "\(path)", "workers": "\(configuration.workers)", "queue": "\(configuration.effectiveQueueLimit)"])
+            log.info("listening", metadata: ["address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)"])
             Console.err("seer: listening on http://\(address)")
         }
         // The command line is synchronous: the service runs in a task and this thread waits for it.

@@ -228,7 +228,7 @@ struct RouteTests {
     func administration() async throws {
         let harness = try Harness()
         try await harness.test { client in
-            let registry: [String: Any] = ["chargers": [["id": "200001", "serial": "EVB-9000", "location": "Quay 1", "status": "available"]]]
+            let registry: [String: Any] = ["chargers": [["id": "200001", "serial": "EVB-9000", "location": "Quay 1", "status": "Available"]]]
             let imported = try await client.json(.put, "/v1/registry", key: harness.admin, registry)
             #expect(imported.status == 200)
             #expect(imported.object["chargers"] as? Int == 1)
