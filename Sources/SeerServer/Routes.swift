@@ -90,7 +90,13 @@ enum Routes {
     }
 
     static func postScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region"])
+        let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region", "timing"])
+        let timing: Bool
+        switch query["timing"] {
+        case nil, "false": timing = false
+        case "true": timing = true
+        case let other?: throw APIError.badRequest("invalidParameter", "'timing' takes true or false; it is '\(other)'.")
+        }
         var targets: ScanTargets = []
         for word in (query["read"] ?? "codes").split(separator: ",", omittingEmptySubsequences: false) {
             switch word {
@@ -119,6 +125,8 @@ enum Routes {
                 .unsupportedMediaType, "unsupportedMediaType",
                 "The body is \(type); send the photo as image/jpeg, image/png, image/heic or image/webp, or as multipart/form-data.")
         }
+        // A full queue refuses at once, before the photo is read into memory.
+        if service.recognition.isFull { throw WorkerPool.Refusal.overloaded }
         let body = try await request.bytes(limit: service.configuration.maxBodyBytes)
         var photo = body
         var file = "upload"
@@ -133,7 +141,7 @@ enum Routes {
         let metrics = service.metrics
         let chosenFile = file
         let sent = photo
-        let report = try await service.recognition.run(budget: service.configuration.timeBudget) {
+        var report = try await service.recognition.run(budget: service.configuration.timeBudget) {
             do {
                 let report = try engine.scan(sent, file: chosenFile, scanRequest, store: try engine.store())
                 metrics.recognition("ok")
@@ -142,6 +150,13 @@ enum Routes {
                 metrics.recognition(FileFailure(file: "", error: error).error.code)
                 throw error
             }
+        }
+        if !timing {
+            // As `seer scan` prints it without --timing.
+            report.milliseconds = nil
+            report.decodeMilliseconds = nil
+            report.cpuMilliseconds = nil
+            report.decodeCpuMilliseconds = nil
         }
         return try Reply.json(report)
     }

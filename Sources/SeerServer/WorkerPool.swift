@@ -64,6 +64,12 @@ public final class WorkerPool: Sendable {
     public var depth: Int { state.withLock { $0.waiting } }
     /// Jobs running.
     public var busy: Int { state.withLock { $0.running } }
+    /// Whether a job submitted now would be refused as ``Refusal/overloaded``.
+    public var isFull: Bool { state.withLock { Self.full($0, threads: threads, queueLimit: queueLimit) } }
+
+    static func full(_ state: State, threads: Int, queueLimit: Int) -> Bool {
+        state.waiting >= queueLimit + max(0, threads - state.running)
+    }
 
     /// Runs `work` on a pool thread and returns its result.
     /// - Throws: ``Refusal`` when the queue is full, the budget runs out or the pool is closed; else
@@ -82,7 +88,7 @@ public final class WorkerPool: Sendable {
                 isDone: { pending.withLock { $0 == nil } })
             let refusal: Refusal? = state.withLock { state in
                 if state.closed { return .closed }
-                if state.waiting >= queueLimit + max(0, threads - state.running) { return .overloaded }
+                if Self.full(state, threads: threads, queueLimit: queueLimit) { return .overloaded }
                 state.queue.append(job)
                 return nil
             }

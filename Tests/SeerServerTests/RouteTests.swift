@@ -45,6 +45,8 @@ struct RouteTests {
             #expect(verification?["verdict"] as? String == "authentic")
             let scanID = try #require(verification?["scanID"] as? Int)
             #expect(scan.object["file"] as? String == "upload")
+            // Timings only when asked for, as `seer scan --timing`.
+            #expect(scan.object["milliseconds"] == nil)
             // The body is the CLI's model: decoding it as ScanReport works.
             let report = try JSONDecoder().decode(ScanReport.self, from: Data(scan.body))
             #expect(report.symbols.first?.verification?.verdict == .authentic)
@@ -111,10 +113,11 @@ struct RouteTests {
             body += try Photos.bytes("TestImages/products/charger-available.png")
             body += Array("\r\n--\(boundary)--\r\n".utf8)
             let scan = try await client.send(
-                .post, "/v1/scans", path: "/v1/scans?mode=batch", key: harness.device, contentType: "multipart/form-data; boundary=\(boundary)",
+                .post, "/v1/scans", path: "/v1/scans?mode=batch&timing=true", key: harness.device, contentType: "multipart/form-data; boundary=\(boundary)",
                 body: body)
             #expect(scan.status == 200)
             #expect(scan.object["file"] as? String == "bay.png")
+            #expect(scan.object["milliseconds"] is Double)
             let charger = (scan.object["symbols"] as? [[String: Any]])?.first?["charger"] as? [String: Any]
             #expect(charger?["chargerID"] as? String == "100001")
 
