@@ -34,6 +34,25 @@ function request()
   return wrk.format("POST", "/v1/scans", headers, bodies[index])
 end
 
+-- With SEER_HONOUR_RETRY_AFTER=1, clients wait as a 503's Retry-After asks before their next
+-- request (one wait per 503 answered on the thread), as a well-behaved app does.
+local honour = os.getenv("SEER_HONOUR_RETRY_AFTER") == "1"
+local waits = 0
+
+function response(status, headers, body)
+  if honour and status == 503 then
+    waits = waits + 1
+  end
+end
+
+function delay()
+  if waits > 0 then
+    waits = waits - 1
+    return 1000
+  end
+  return 0
+end
+
 function done(summary, latency, requests)
   io.write(string.format(
     "RESULT requests=%d seconds=%.3f p50_ms=%.1f p99_ms=%.1f max_ms=%.1f non2xx=%d timeouts=%d errors=%d\n",

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import SeerStore
 import SeerVerify
+import Synchronization
 
 /// What a key may do. `device` scans, verifies and reads its own device's history; `user` resolves
 /// plates, sends messages and reads its own inbox; `admin` imports the registry and manages keys
@@ -31,8 +32,15 @@ public struct APIKeyInfo: Codable, Sendable, Equatable {
 }
 
 /// API keys kept hashed in the store's SQLite file (table `apiKey`, beside the store's own tables).
+///
+/// Keys that passed are remembered for a second (``cacheSeconds``), so a busy client costs no database
+/// read per request; revoking through this store takes effect at once, through another process
+/// (`seer apikey revoke`) within that second.
 public final class APIKeyStore: Sendable {
     let database: any DatabaseWriter
+    /// How long a key that passed is remembered.
+    public static let cacheSeconds = 1.0
+    let cache = Mutex<[String: (info: APIKeyInfo, until: ContinuousClock.Instant)]>([:])
 
     /// Opens (creating if needed) the key table in the SQLite file at `path`.
     public init(path: String) throws {
@@ -74,15 +82,35 @@ public final class APIKeyStore: Sendable {
         return (key, info)
     }
 
+    /// The key's record when it passed within the last ``cacheSeconds``, without reading the database.
+    public func remembered(_ key: String) -> APIKeyInfo? {
+        let hash = Self.hash(key)
+        return cache.withLock { cache in
+            guard let entry = cache[hash], entry.until > .now else { return nil }
+            return entry.info
+        }
+    }
+
     /// The key's record when the key is known and not revoked.
     public func authenticate(_ key: String) throws -> APIKeyInfo? {
         guard key.hasPrefix("seer_"), key.utf8.count < 200 else { return nil }
-        return try guarded("Checking the key") {
+        let hash = Self.hash(key)
+        let info = try guarded("Checking the key") {
             try database.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM apiKey WHERE hash = ? AND revokedAt IS NULL", arguments: [Self.hash(key)])
-                    .map(Self.info)
+                try Row.fetchOne(db, sql: "SELECT * FROM apiKey WHERE hash = ? AND revokedAt IS NULL", arguments: [hash]).map(Self.info)
             }
         }
+        if let info {
+            cache.withLock { cache in
+                if cache.count >= 4096 { cache.removeAll() }
+                cache[hash] = (info, .now + .milliseconds(Int(Self.cacheSeconds * 1000)))
+            }
+        }
+        return info
+    }
+
+    func forget(id: String) {
+        cache.withLock { cache in cache = cache.filter { $0.value.info.id != id } }
     }
 
     /// Every key, oldest first.
@@ -95,7 +123,8 @@ public final class APIKeyStore: Sendable {
     /// Revokes a key by id. - Throws: ``StoreError`` `notFound` when there is no such key.
     @discardableResult
     public func revoke(id: String, at time: Double = Date().timeIntervalSince1970) throws -> APIKeyInfo {
-        try guarded("Revoking the key") {
+        defer { forget(id: id) }
+        return try guarded("Revoking the key") {
             try database.write { db in
                 try db.execute(sql: "UPDATE apiKey SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [time, id])
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM apiKey WHERE id = ?", arguments: [id]) else {
@@ -113,6 +142,7 @@ public final class APIKeyStore: Sendable {
                 try db.execute(sql: "UPDATE apiKey SET recipient = ? WHERE id = ? AND recipient IS NULL", arguments: [recipient, id])
             }
         }
+        forget(id: id)
     }
 
     static func hash(_ key: String) -> String {

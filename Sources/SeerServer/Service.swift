@@ -123,6 +123,7 @@ public final class SeerService: Sendable {
         }
         let key = String(parts[1]).trimmingCharacters(in: .whitespaces)
         let keys = self.keys
+        if let info = keys.remembered(key) { return Caller(key: info) }
         guard let info = try await storeWork.run(budget: configuration.timeBudget, { try keys.authenticate(key) }) else {
             throw APIError(.unauthorized, "unauthorized", "The API key is not known or was revoked.")
         }
