@@ -34,13 +34,13 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: "Photos that may wait for a worker before requests are answered 503 (default: 16 per worker).")
     var queue: Int?
 
-    @Option(name: .long, help: "The largest request body in bytes (default 20 MiB).")
+    @Option(name: .long, help: "The largest request body in bytes (20 MiB by default).")
     var maxBody = 20 << 20
 
-    @Option(name: .long, help: "The largest photo in megapixels (default 100).")
+    @Option(name: .long, help: "The largest photo in megapixels.")
     var maxMegapixels = 100.0
 
-    @Option(name: .long, help: "Seconds one request may take, waiting for a worker included (default 30).")
+    @Option(name: .long, help: "Seconds one request may take, waiting for a worker included.")
     var timeout = 30.0
 
     @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role.")
