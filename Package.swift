@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "SeerServerTests",
             dependencies: [
-                "SeerServer", "Seer", "SeerTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "SeerServer", "Seer", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings),

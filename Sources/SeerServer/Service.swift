@@ -67,7 +67,7 @@ public final class SeerService: Sendable {
         self.keys = keys
         self.configuration = configuration
         self.logger = logger
-        recognition = WorkerPool(name: "seer-recognition", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit)
+        recognition = WorkerPool(name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit)
         storeWork = WorkerPool(name: "seer-store", threads: 2, queueLimit: 256 * max(1, configuration.workers))
     }
 

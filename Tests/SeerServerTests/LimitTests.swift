@@ -229,13 +229,18 @@ struct LimitTests {
     @Test("the pool runs jobs off the caller's thread, and every queued job before it stops")
     func poolShutdown() async throws {
         let pool = WorkerPool(name: "test", threads: 2, queueLimit: 10)
-        final class Counter: Sendable { let value = Mutex(0) }
+        final class Counter: Sendable {
+            let value = Mutex(0)
+            let threads = Mutex(Set<UInt>())
+        }
         let count = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     try await pool.run {
-                        #expect(Thread.current.name?.hasPrefix("test-") == true)
+                        // On one of the pool's threads, counted as running.
+                        #expect(pool.busy >= 1)
+                        count.threads.withLock { _ = $0.insert(UInt(pthread_self())) }
                         Thread.sleep(forTimeInterval: 0.01)
                         count.value.withLock { $0 += 1 }
                     }
@@ -244,6 +249,7 @@ struct LimitTests {
             try await group.waitForAll()
         }
         #expect(count.value.withLock { $0 } == 8)
+        #expect((1...2).contains(count.threads.withLock { $0.count }))
         pool.shutdown()
         await #expect(throws: WorkerPool.Refusal.closed) { try await pool.run { 1 } }
     }
