@@ -17,11 +17,11 @@ let package = Package(
         .library(name: "SeerImage", targets: ["SeerImage"]),
         .library(name: "SeerVerify", targets: ["SeerVerify"]),
         .library(name: "SeerStore", targets: ["SeerStore"]),
+        .library(name: "SeerServer", targets: ["SeerServer"]),
         .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
         .library(name: "SeerQR", targets: ["SeerQR"]),
         .library(name: "SeerPlate", targets: ["SeerPlate"]),
         .library(name: "SeerPlateText", targets: ["SeerPlateText"]),
-        .library(name: "SeerServer", targets: ["SeerServer"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -105,6 +105,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "seer",
+            dependencies: [
+                "Seer", "SeerImage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                "SeerServer",
+            ],
+            swiftSettings: swiftSettings),
         // The HTTP service (`seer serve`): a thin skin over the Engine, on Hummingbird 2.
         .target(
             name: "SeerServer",
@@ -114,14 +123,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.embedInCode("openapi.json")],
-            swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "seer",
-            dependencies: [
-                "Seer", "SeerImage", "SeerServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
             swiftSettings: swiftSettings),
         // Test helpers shared by the test targets: running the built `seer`, temporary folders.
         .target(
@@ -165,16 +166,16 @@ let package = Package(
             dependencies: ["SeerQR", "Seer", "SeerCodegen", "SeerTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "SeerCLITests",
+            dependencies: ["seer", "Seer", "SeerImage", "SeerTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            exclude: ["Golden"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "SeerServerTests",
             dependencies: [
                 "SeerServer", "Seer", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "SeerCLITests",
-            dependencies: ["seer", "Seer", "SeerImage", "SeerTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            exclude: ["Golden"],
             swiftSettings: swiftSettings),
     ]
 )
