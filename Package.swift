@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SeerImage", targets: ["SeerImage"]),
         .library(name: "SeerVerify", targets: ["SeerVerify"]),
         .library(name: "SeerStore", targets: ["SeerStore"]),
+        .library(name: "SeerServer", targets: ["SeerServer"]),
         .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
         .library(name: "SeerQR", targets: ["SeerQR"]),
         .library(name: "SeerPlate", targets: ["SeerPlate"]),
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config. Each owns only the headers.
@@ -114,7 +117,18 @@ let package = Package(
                 "Seer", "SeerImage", "SeerBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                "SeerServer",
             ],
+            swiftSettings: swiftSettings),
+        // The HTTP service (`seer serve`): a thin skin over the Engine, on Hummingbird 2.
+        .target(
+            name: "SeerServer",
+            dependencies: [
+                "Seer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings),
         // Test helpers shared by the test targets: running the built `seer`, temporary folders.
         .target(
@@ -165,6 +179,13 @@ let package = Package(
             name: "SeerCLITests",
             dependencies: ["seer", "Seer", "SeerImage", "SeerTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             exclude: ["Golden"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerServerTests",
+            dependencies: [
+                "SeerServer", "Seer", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings),
     ]
 )

@@ -283,6 +283,8 @@ public struct HistoryQuery: Sendable, Equatable {
     public var offset: Int
     /// "Now" for the period, seconds since 1970.
     public var now: Double
+    /// Only scans made by this device (exactly); every device when nil.
+    public var device: String? = nil
 
     /// Creates a query.
     public init(

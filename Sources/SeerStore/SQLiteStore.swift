@@ -413,6 +413,10 @@ public final class SQLiteStore: SeerStore {
             clauses.append("scan.category = ? COLLATE NOCASE")
             _ = arguments.append(contentsOf: [category])
         }
+        if let device = query.device {
+            clauses.append("scan.device = ?")
+            _ = arguments.append(contentsOf: [device])
+        }
         if let since = try Self.since(query, db: db) {
             clauses.append("scan.time >= ?")
             _ = arguments.append(contentsOf: [since])

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// Counters and latency histograms, rendered as Prometheus text (`GET /metrics`).
+public final class ServiceMetrics: Sendable {
+    struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    struct Histogram {
+        var buckets: [Int]
+        var sum = 0.0
+        var count = 0
+    }
+
+    struct Storage {
+        var requests: [RequestKey: Int] = [:]
+        var latency: [String: Histogram] = [:]
+        var recognitions: [String: Int] = [:]
+        var refused: [String: Int] = [:]
+    }
+
+    /// Latency bucket bounds in seconds.
+    static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+    let storage = Mutex(Storage())
+
+    /// Creates empty metrics.
+    public init() {}
+
+    /// Counts one answered request and its latency. `route` is the route's pattern (`/v1/scans/{id}`),
+    /// never the path (so ids and plates never become label values).
+    func request(method: String, route: String, status: Int, seconds: Double) {
+        storage.withLock { storage in
+            storage.requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
+            var histogram = storage.latency[route] ?? Histogram(buckets: Array(repeating: 0, count: Self.bounds.count))
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { histogram.buckets[index] += 1 }
+            histogram.sum += seconds
+            histogram.count += 1
+            storage.latency[route] = histogram
+        }
+    }
+
+    /// Counts one photo read (`ok`, or the error code).
+    func recognition(_ outcome: String) {
+        storage.withLock { $0.recognitions[outcome, default: 0] += 1 }
+    }
+
+    /// Counts one request refused by the queue (`overloaded`, `timedOut`).
+    func refused(_ reason: String) {
+        storage.withLock { $0.refused[reason, default: 0] += 1 }
+    }
+
+    /// The Prometheus text exposition.
+    func render(pool: WorkerPool) -> String {
+        let storage = storage.withLock { $0 }
+        var lines: [String] = []
+        func quote(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        lines.append("# HELP seer_http_requests_total HTTP requests answered, by method, route and status.")
+        lines.append("# TYPE seer_http_requests_total counter")
+        for (key, count) in storage.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            lines.append("seer_http_requests_total{method=\(quote(key.method)),route=\(quote(key.route)),status=\"\(key.status)\"} \(count)")
+        }
+        lines.append("# HELP seer_http_request_duration_seconds Time to answer a request, by route.")
+        lines.append("# TYPE seer_http_request_duration_seconds histogram")
+        for (route, histogram) in storage.latency.sorted(by: { $0.key < $1.key }) {
+            for (index, bound) in Self.bounds.enumerated() {
+                lines.append("seer_http_request_duration_seconds_bucket{route=\(quote(route)),le=\"\(bound)\"} \(histogram.buckets[index])")
+            }
+            lines.append("seer_http_request_duration_seconds_bucket{route=\(quote(route)),le=\"+Inf\"} \(histogram.count)")
+            lines.append("seer_http_request_duration_seconds_sum{route=\(quote(route))} \(histogram.sum)")
+            lines.append("seer_http_request_duration_seconds_count{route=\(quote(route))} \(histogram.count)")
+        }
+        lines.append("# HELP seer_recognitions_total Photos read, by outcome (ok or the error code).")
+        lines.append("# TYPE seer_recognitions_total counter")
+        for (outcome, count) in storage.recognitions.sorted(by: { $0.key < $1.key }) {
+            lines.append("seer_recognitions_total{outcome=\(quote(outcome))} \(count)")
+        }
+        lines.append("# HELP seer_refused_total Requests refused by the worker queue, by reason.")
+        lines.append("# TYPE seer_refused_total counter")
+        for (reason, count) in storage.refused.sorted(by: { $0.key < $1.key }) {
+            lines.append("seer_refused_total{reason=\(quote(reason))} \(count)")
+        }
+        lines.append("# HELP seer_queue_depth Photos waiting for a worker.")
+        lines.append("# TYPE seer_queue_depth gauge")
+        lines.append("seer_queue_depth \(pool.depth)")
+        lines.append("# HELP seer_workers_busy Workers reading a photo.")
+        lines.append("# TYPE seer_workers_busy gauge")
+        lines.append("seer_workers_busy \(pool.busy)")
+        lines.append("# HELP seer_workers Workers in the pool.")
+        lines.append("# TYPE seer_workers gauge")
+        lines.append("seer_workers \(pool.threads)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

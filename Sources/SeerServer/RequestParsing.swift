@@ -1,0 +1,208 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Reading what a request sends: the body (bounded while it streams), query parameters, JSON
+/// objects with known keys only, and multipart form data.
+extension Request {
+    /// The body, refused with 413 as soon as it passes `limit` bytes (a `Content-Length` over the
+    /// limit is refused before anything is read).
+    func bytes(limit: Int) async throws -> [UInt8] {
+        if let declared = headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw APIError(.contentTooLarge, "tooLarge", "The body is \(declared) bytes; the limit is \(limit).")
+        }
+        var bytes: [UInt8] = []
+        for try await buffer in body {
+            if bytes.count + buffer.readableBytes > limit {
+                throw APIError(.contentTooLarge, "tooLarge", "The body is larger than the limit of \(limit) bytes.")
+            }
+            bytes.append(contentsOf: buffer.readableBytesView)
+        }
+        return bytes
+    }
+
+    /// The media type of the body, lower-cased, without parameters (`image/jpeg`).
+    var mediaType: String? {
+        headers[.contentType].map { $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    /// The query parameters, refusing any name not in `allowed` and any name given twice.
+    func query(allowed: Set<String>) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for (name, value) in uri.queryParameters {
+            let name = String(name)
+            guard allowed.contains(name) else {
+                let known = allowed.isEmpty ? "this route takes none" : "known: \(allowed.sorted().joined(separator: ", "))"
+                throw APIError.badRequest("unknownParameter", "Unknown query parameter '\(name)' (\(known)).")
+            }
+            guard values[name] == nil else { throw APIError.badRequest("invalidParameter", "The query parameter '\(name)' is given twice.") }
+            values[name] = String(value)
+        }
+        return values
+    }
+
+    /// The body as a JSON object whose keys are all in `allowed` (an unknown key is refused, naming it).
+    func jsonObject(allowed: Set<String>, limit: Int, required: Bool = true) async throws -> [String: Any] {
+        if let type = mediaType, type != "application/json" {
+            throw APIError(.unsupportedMediaType, "unsupportedMediaType", "This route takes application/json; the body is \(type).")
+        }
+        let bytes = try await self.bytes(limit: limit)
+        if bytes.isEmpty {
+            if required { throw APIError.badRequest("invalidJSON", "The body is empty; this route takes a JSON object.") }
+            return [:]
+        }
+        if mediaType == nil { throw APIError(.unsupportedMediaType, "unsupportedMediaType", "This route takes application/json; no Content-Type was sent.") }
+        let value: Any
+        do {
+            value = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+        } catch {
+            throw APIError.badRequest("invalidJSON", "The body is not valid JSON.")
+        }
+        guard let object = value as? [String: Any] else { throw APIError.badRequest("invalidJSON", "The body must be a JSON object.") }
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.badRequest("unknownField", "Unknown field '\(unknown)' (known: \(allowed.sorted().joined(separator: ", "))).")
+        }
+        return object
+    }
+}
+
+/// Typed access to a JSON object's fields.
+extension Dictionary where Key == String, Value == Any {
+    func string(_ key: String, required: Bool = false) throws -> String? {
+        guard let value = self[key], !(value is NSNull) else {
+            if required { throw APIError.badRequest("missingField", "The field '\(key)' is required.") }
+            return nil
+        }
+        guard let text = value as? String else { throw APIError.badRequest("invalidField", "The field '\(key)' must be a string.") }
+        return text
+    }
+}
+
+/// Query values.
+enum QueryValue {
+    static func double(_ query: [String: String], _ name: String, range: ClosedRange<Double>) throws -> Double? {
+        guard let text = query[name] else { return nil }
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw APIError.badRequest("invalidParameter", "'\(name)' must be a number from \(range.lowerBound) to \(range.upperBound); it is '\(text)'.")
+        }
+        return value
+    }
+
+    static func int(_ query: [String: String], _ name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let text = query[name] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError.badRequest("invalidParameter", "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound); it is '\(text)'.")
+        }
+        return value
+    }
+
+    static func choice<T: RawRepresentable>(_ query: [String: String], _ name: String, as type: T.Type, names: [String]) throws -> T?
+    where T.RawValue == String {
+        guard let text = query[name] else { return nil }
+        guard let value = T(rawValue: text) else {
+            throw APIError.badRequest("invalidParameter", "'\(name)' takes \(names.joined(separator: ", ")); it is '\(text)'.")
+        }
+        return value
+    }
+}
+
+/// One file of a `multipart/form-data` body.
+struct MultipartFile {
+    var name: String?
+    var filename: String?
+    var contentType: String?
+    var bytes: [UInt8]
+
+    /// The photo part of a multipart body: the part named `photo` or `file`, else the first part
+    /// with a file name or an image type.
+    static func photo(in body: [UInt8], contentType: String) throws -> MultipartFile {
+        let parts = try parse(body, contentType: contentType)
+        if let part = parts.first(where: { $0.name == "photo" || $0.name == "file" })
+            ?? parts.first(where: { $0.filename != nil || ($0.contentType?.hasPrefix("image/") ?? false) })
+        {
+            return part
+        }
+        throw APIError.badRequest("missingPhoto", "The multipart body holds no photo: send it as a part named 'photo'.")
+    }
+
+    static func parse(_ body: [UInt8], contentType: String) throws -> [MultipartFile] {
+        guard let boundaryParameter = contentType.split(separator: ";").dropFirst()
+            .map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.lowercased().hasPrefix("boundary=") })
+        else {
+            throw APIError.badRequest("invalidMultipart", "A multipart/form-data body needs a boundary parameter in its Content-Type.")
+        }
+        var boundary = String(boundaryParameter.dropFirst("boundary=".count))
+        if boundary.hasPrefix("\""), boundary.hasSuffix("\""), boundary.count >= 2 { boundary = String(boundary.dropFirst().dropLast()) }
+        guard !boundary.isEmpty, boundary.utf8.count <= 70 else {
+            throw APIError.badRequest("invalidMultipart", "The multipart boundary must have 1 to 70 characters.")
+        }
+        let delimiter = Array("--\(boundary)".utf8)
+        let separator = Array("\r\n--\(boundary)".utf8)
+        guard var position = find(delimiter, in: body, from: 0) else {
+            throw APIError.badRequest("invalidMultipart", "The multipart body does not contain its boundary.")
+        }
+        position += delimiter.count
+        var parts: [MultipartFile] = []
+        while true {
+            // After a delimiter: "--" ends the body, CRLF starts a part.
+            if body.count >= position + 2, body[position] == UInt8(ascii: "-"), body[position + 1] == UInt8(ascii: "-") { return parts }
+            guard body.count >= position + 2, body[position] == 13, body[position + 1] == 10 else {
+                throw APIError.badRequest("truncatedUpload", "The multipart body ends early (no closing boundary): the upload was cut short.")
+            }
+            position += 2
+            guard let headerEnd = find(Array("\r\n\r\n".utf8), in: body, from: position) else {
+                throw APIError.badRequest("truncatedUpload", "A multipart part's headers do not end: the upload was cut short.")
+            }
+            let headerText = String(decoding: body[position..<headerEnd], as: UTF8.self)
+            var part = MultipartFile(bytes: [])
+            for line in headerText.split(separator: "\r\n") {
+                let pieces = line.split(separator: ":", maxSplits: 1)
+                guard pieces.count == 2 else { continue }
+                let value = pieces[1].trimmingCharacters(in: .whitespaces)
+                switch pieces[0].lowercased() {
+                case "content-disposition":
+                    part.name = parameter("name", in: value)
+                    part.filename = parameter("filename", in: value)
+                case "content-type": part.contentType = value.lowercased()
+                default: break
+                }
+            }
+            let contentStart = headerEnd + 4
+            guard let contentEnd = find(separator, in: body, from: contentStart) else {
+                throw APIError.badRequest("truncatedUpload", "A multipart part does not end with the boundary: the upload was cut short.")
+            }
+            part.bytes = Array(body[contentStart..<contentEnd])
+            parts.append(part)
+            position = contentEnd + separator.count
+        }
+    }
+
+    static func parameter(_ name: String, in value: String) -> String? {
+        for piece in value.split(separator: ";").dropFirst() {
+            let pair = piece.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == name else { continue }
+            var text = pair[1].trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = String(text.dropFirst().dropLast()) }
+            return text
+        }
+        return nil
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
+        var index = start
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var match = true
+                for offset in 1..<needle.count where haystack[index + offset] != needle[offset] {
+                    match = false
+                    break
+                }
+                if match { return index }
+            }
+            index += 1
+        }
+        return nil
+    }
+}

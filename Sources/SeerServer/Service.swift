@@ -1,0 +1,203 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Seer
+
+/// How the service runs: where it listens and the limits that protect the machine.
+public struct ServiceConfiguration: Sendable {
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port (0 picks a free one).
+    public var port = 8080
+    /// Threads reading photos (default: the cores).
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Photos that may wait for a worker; one more is answered 503 with `Retry-After`.
+    /// Default: 16 per worker.
+    public var queueLimit: Int?
+    /// The largest request body, in bytes, enforced while it is read. Default 20 MiB.
+    public var maxBodyBytes = 20 << 20
+    /// Time budget of one request's work (waiting for a worker included). Default 30 s.
+    public var timeBudget: Duration = .seconds(30)
+
+    /// The defaults.
+    public init() {}
+
+    /// The queue limit in force.
+    public var effectiveQueueLimit: Int { queueLimit ?? 16 * max(1, workers) }
+}
+
+/// The caller, once its key is checked.
+public struct Caller: Sendable {
+    /// The key's record.
+    public var key: APIKeyInfo
+    /// Its role.
+    public var role: Role { key.role }
+}
+
+/// One route: its method, its path as the OpenAPI document writes it, who may call it.
+public struct RouteSpec: Sendable, Hashable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// `/v1/scans/{id}`.
+    public var path: String
+    /// Roles allowed; empty for routes that need no key (`/health`, `/metrics`, `/openapi.json`).
+    public var roles: Set<Role>
+}
+
+/// The HTTP service over one ``Engine``: routes, auth, limits, metrics.
+public final class SeerService: Sendable {
+    /// The engine every request goes through.
+    public let engine: Engine
+    /// The API keys.
+    public let keys: APIKeyStore
+    /// The limits.
+    public let configuration: ServiceConfiguration
+    /// Recognition (decode, read, verify, save), sized to the cores, behind a bounded queue.
+    public let recognition: WorkerPool
+    /// Store work (history, messages, imports): blocking SQLite calls, off the event loops.
+    public let storeWork: WorkerPool
+    /// Counters for `/metrics`.
+    public let metrics = ServiceMetrics()
+    let logger: Logger
+
+    /// Creates the service; the engine's store and the key table must be the same SQLite file.
+    public init(engine: Engine, keys: APIKeyStore, configuration: ServiceConfiguration = ServiceConfiguration(), logger: Logger) {
+        self.engine = engine
+        self.keys = keys
+        self.configuration = configuration
+        self.logger = logger
+        recognition = WorkerPool(name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit)
+        storeWork = WorkerPool(name: "seer-store", threads: 2, queueLimit: 256 * max(1, configuration.workers))
+    }
+
+    /// Stops the worker threads after the queued jobs.
+    public func shutdown() {
+        recognition.shutdown()
+        storeWork.shutdown()
+    }
+
+    /// The routes, as registered; the OpenAPI document lists exactly these.
+    public static var routes: [RouteSpec] { Routes.table.map(\.spec) }
+
+    /// The router with every route and the middleware that answers errors, logs and counts.
+    public func router() -> Router<SeerRequestContext> {
+        let router = Router(context: SeerRequestContext.self)
+        router.add(middleware: ServiceMiddleware(service: self))
+        for route in Routes.table {
+            let spec = route.spec
+            let handler = route.handler
+            router.on(RouterPath(spec.path), method: HTTPRequest.Method(spec.method)!) { request, context -> Response in
+                var context = context
+                if !spec.roles.isEmpty {
+                    let caller = try await self.authenticate(request)
+                    context.caller = caller
+                    guard spec.roles.contains(caller.role) else {
+                        throw APIError(
+                            .forbidden, "forbidden",
+                            "This route is for \(spec.roles.map(\.rawValue).sorted().joined(separator: " or ")) keys; this key is a \(caller.role.rawValue) key.")
+                    }
+                }
+                return try await handler(self, request, context)
+            }
+        }
+        return router
+    }
+
+    /// The application: listens where configured, shuts down gracefully on SIGINT and SIGTERM.
+    public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "seer"),
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+
+    func authenticate(_ request: Request) async throws -> Caller {
+        guard let header = request.headers[.authorization] else {
+            throw APIError(.unauthorized, "unauthorized", "This route needs an API key: send 'Authorization: Bearer <key>'.")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError(.unauthorized, "unauthorized", "The Authorization header must be 'Bearer <key>'.")
+        }
+        let key = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        let keys = self.keys
+        if let info = keys.remembered(key) { return Caller(key: info) }
+        guard let info = try await storeWork.run(budget: configuration.timeBudget, { try keys.authenticate(key) }) else {
+            throw APIError(.unauthorized, "unauthorized", "The API key is not known or was revoked.")
+        }
+        return Caller(key: info)
+    }
+
+    /// Runs store work off the event loops.
+    func store<T: Sendable>(_ work: @escaping @Sendable (Engine, any SeerStore) throws -> T) async throws -> T {
+        let engine = self.engine
+        return try await storeWork.run(budget: configuration.timeBudget) { try work(engine, try engine.store()) }
+    }
+}
+
+/// The request context: Hummingbird's, plus the caller once its key is checked.
+public struct SeerRequestContext: RequestContext {
+    /// Hummingbird's storage.
+    public var coreContext: CoreRequestContextStorage
+    /// The caller, on routes that need a key.
+    public var caller: Caller?
+
+    /// A context for a new request.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        caller = nil
+    }
+}
+
+/// Answers every error as `{"error":{"code","message"}}`, logs one line per request (never a body,
+/// a key or an email) and counts it.
+struct ServiceMiddleware: RouterMiddleware {
+    let service: SeerService
+
+    func handle(_ request: Request, context: SeerRequestContext, next: (Request, SeerRequestContext) async throws -> Response) async throws
+        -> Response
+    {
+        let start = ContinuousClock.now
+        var response: Response
+        var errorCode: String?
+        do {
+            response = try await next(request, context)
+        } catch {
+            let apiError = APIError.from(error)
+            errorCode = apiError.code
+            if apiError.status == .serviceUnavailable { service.metrics.refused(apiError.code) }
+            response = Self.response(apiError)
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let route = context.endpointPath ?? "unmatched"
+        service.metrics.request(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(response.status.code)",
+            "ms": "\((seconds * 1e5).rounded() / 100)",
+        ]
+        if let errorCode { metadata["error"] = "\(errorCode)" }
+        service.logger.info("request", metadata: metadata)
+        return response
+    }
+
+    static func response(_ error: APIError) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
+        if error.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+    }
+}
+
+/// JSON responses.
+enum Reply {
+    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try JSONBody.encode(value))))
+    }
+
+    static func text(_ text: String, contentType: String) -> Response {
+        Response(status: .ok, headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
