@@ -26,20 +26,27 @@ struct CandidateSearch {
     /// Prior of a reading that matches no format when a region was asked for.
     static let unmatchedFactor = 0.35
 
-    func search(_ positions: [Position], region: PlateRegion?, limit: Int) -> [Scored] {
+    /// A reading's score is raised by this (to at most 1) when the row's one wide gap falls where
+    /// its format has a gap between groups: the format explains the row's layout.
+    static let gapFactor = 1.15
+
+    /// Candidate texts for `positions`, best first. `gap`: the row has one wide gap, between
+    /// positions `gap` and `gap + 1` (a separator, an emblem or a space between groups).
+    func search(_ positions: [Position], region: PlateRegion?, limit: Int, gap: Int? = nil) -> [Scored] {
         var all: [Scored] = []
         let n = positions.count
         guard n > 0 else { return [] }
         for format in grammar.formats(for: region) {
-            for slots in format.expansions where slots.count <= n && slots.count >= n - 2 {
+            for (e, slots) in format.expansions.enumerated() where slots.count <= n && slots.count >= n - 2 {
                 let extra = n - slots.count
                 for lead in 0...extra {
                     let window = Array(positions[lead..<(lead + slots.count)])
-                    let penalty = pow(Self.dropFactor, Double(extra))
+                    var penalty = pow(Self.dropFactor, Double(extra))
+                    if let gap, format.breaks.indices.contains(e), format.breaks[e].contains(gap + 1 - lead) { penalty *= Self.gapFactor }
                     let indices = Array(lead..<(lead + slots.count))
                     all += kBest(window, slots: slots, limit: limit).map {
                         Scored(
-                            text: $0.0, score: pow($0.1, 1 / Double(slots.count)) * format.weight * penalty, format: format, perChar: $0.2,
+                            text: $0.0, score: min(1, pow($0.1, 1 / Double(slots.count)) * format.weight * penalty), format: format, perChar: $0.2,
                             indices: indices)
                     }
                 }

@@ -368,7 +368,8 @@ public final class PlateReader: Sendable {
                 if !glyphs.recovered { base += 1 }
                 if base > 2 { break }
                 let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
-                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
+                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1, gap: glyphs.gap).first?.score ?? 0)
+                    * glyphs.layoutPrior
                 if best == nil || quick > best!.quick {
                     best = PreparedRow(row: oriented, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
                 }
@@ -428,18 +429,19 @@ public final class PlateReader: Sendable {
             }
         }
         let positions = Self.combine(tesseract, classified, glyphs)
-        logger.trace("DBG positions", metadata: ["glyphs": "\(zip(glyphs.glyphs, glyphs.masks).map { "\($0.0.x0)-\($0.0.x1):\($0.1.width)x\($0.1.height)" })", "pos": "\(positions.map { $0.options.prefix(3).map { "\($0.0)\(String(format: "%.2f", $0.1))" }.joined(separator: ",") })", "cls": "\(classified.map { $0.options.prefix(2).map { "\($0.0)\(String(format: "%.2f", $0.1))" }.joined(separator: ",") })"])
         guard positions.count >= 2 else { return nil }
         let search = CandidateSearch(grammar: grammar)
         let limit = max(options.candidates, 8)
-        var candidates = search.search(positions, region: region, limit: limit)
+        let gap = positions.count == glyphs.glyphs.count ? glyphs.gap : nil
+        var candidates = search.search(positions, region: region, limit: limit, gap: gap)
         // A thin stroke hard against the first or last glyph, closer than plate characters are
         // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
         // costs little.
         let stray = Set(glyphs.strayEnds + Self.unreadEnds(symbols, in: glyphs)).sorted()
         if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
             let kept = positions.indices.filter { !stray.contains($0) }
-            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit).map {
+            let keptGap = gap.flatMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
+            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gap: keptGap).map {
                 CandidateSearch.Scored(
                     text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar,
                     indices: $0.indices.map { kept[$0] })
@@ -449,9 +451,12 @@ public final class PlateReader: Sendable {
                 .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
         }
         guard let top = candidates.first, top.text.count >= 2 else { return nil }
-        let best = (candidates: candidates, positions: positions, glyphs: glyphs)
+        // The glyphs the best reading was read from (ends it leaves out are no part of the plate):
+        // its corners, layout and plate-likeness are theirs.
+        let used = Self.glyphIndices(top, positions: positions.count, glyphs: glyphs.glyphs.count)
+        let own = positions.count == glyphs.glyphs.count ? glyphs.keeping(used) : glyphs
         // Corners: the glyph extent widened to the plate around it.
-        let (u0, u1, v0, v1) = best.glyphs.extent
+        let (u0, u1, v0, v1) = own.extent
         let g = Rectifier.glyphHeight
         let quad = [
             rect.toSource(Double(u0) - 0.35 * g, Double(v0) - 0.3 * g),
@@ -460,15 +465,16 @@ public final class PlateReader: Sendable {
             rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
         ]
         // Evidence for the verifier: do both readers see the same characters, and are they sure?
-        let agreement = tesseract.count == classified.count && !classified.isEmpty
-            ? Double(zip(tesseract, classified).filter { t, c in t.count == 1 && t[0].options.first?.0 == c.options.first?.0 }.count)
-                / Double(classified.count) : 0
+        let read = used.filter { tesseract.indices.contains($0) && classified.indices.contains($0) }
+        let agreement = tesseract.count == classified.count && !read.isEmpty
+            ? Double(read.filter { g in tesseract[g].count == 1 && tesseract[g][0].options.first?.0 == classified[g].options.first?.0 }.count)
+                / Double(read.count) : 0
         let chosen = zip(top.text, Self.glyphIndices(top, positions: positions.count, glyphs: classified.count)).map { c, g in
             classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
         }
         return RowRead(
-            candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight,
-            layout: best.glyphs.layoutPrior, likeness: PlateLikeness.measure(rect, glyphs, in: image), agreement: agreement,
+            candidates: candidates, positions: positions, quad: quad, glyphHeight: row.glyphHeight,
+            layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
             classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
     }
 
