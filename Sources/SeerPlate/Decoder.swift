@@ -14,6 +14,9 @@ struct CandidateSearch {
         var score: Double
         var format: PlateFormat?
         var perChar: [Double]
+        /// The position each character was read from (positions left out at either end are
+        /// skipped), so evidence about a character is taken from its own glyph.
+        var indices: [Int]
     }
 
     /// Score given to a confusion swap relative to the glyph it replaces.
@@ -23,18 +26,28 @@ struct CandidateSearch {
     /// Prior of a reading that matches no format when a region was asked for.
     static let unmatchedFactor = 0.35
 
-    func search(_ positions: [Position], region: PlateRegion?, limit: Int) -> [Scored] {
+    /// A reading's score is raised by this (to at most 1) when the row's one wide gap falls where
+    /// its format has a gap between groups: the format explains the row's layout.
+    static let gapFactor = 1.15
+
+    /// Candidate texts for `positions`, best first. `gap`: the row has one wide gap, between
+    /// positions `gap` and `gap + 1` (a separator, an emblem or a space between groups).
+    func search(_ positions: [Position], region: PlateRegion?, limit: Int, gap: Int? = nil) -> [Scored] {
         var all: [Scored] = []
         let n = positions.count
         guard n > 0 else { return [] }
         for format in grammar.formats(for: region) {
-            for slots in format.expansions where slots.count <= n && slots.count >= n - 2 {
+            for (e, slots) in format.expansions.enumerated() where slots.count <= n && slots.count >= n - 2 {
                 let extra = n - slots.count
                 for lead in 0...extra {
                     let window = Array(positions[lead..<(lead + slots.count)])
-                    let penalty = pow(Self.dropFactor, Double(extra))
+                    var penalty = pow(Self.dropFactor, Double(extra))
+                    if let gap, format.breaks.indices.contains(e), format.breaks[e].contains(gap + 1 - lead) { penalty *= Self.gapFactor }
+                    let indices = Array(lead..<(lead + slots.count))
                     all += kBest(window, slots: slots, limit: limit).map {
-                        Scored(text: $0.0, score: pow($0.1, 1 / Double(slots.count)) * format.weight * penalty, format: format, perChar: $0.2)
+                        Scored(
+                            text: $0.0, score: min(1, pow($0.1, 1 / Double(slots.count)) * format.weight * penalty), format: format, perChar: $0.2,
+                            indices: indices)
                     }
                 }
             }
@@ -42,7 +55,11 @@ struct CandidateSearch {
         // The raw reading, matching no format.
         let any = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         let raw = kBest(positions, slots: Array(repeating: any, count: n), limit: limit)
-        all += raw.map { Scored(text: $0.0, score: pow($0.1, 1 / Double(n)) * (region == nil ? 0.6 : Self.unmatchedFactor), format: nil, perChar: $0.2) }
+        all += raw.map {
+            Scored(
+                text: $0.0, score: pow($0.1, 1 / Double(n)) * (region == nil ? 0.6 : Self.unmatchedFactor), format: nil, perChar: $0.2,
+                indices: Array(0..<n))
+        }
         all.sort { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
         // O and 0 share one glyph on many plates (most US states among them), so the classifiers'
         // choice between them is weak evidence: the best reading's twin with one O/0 swapped, when
@@ -65,7 +82,7 @@ struct CandidateSearch {
                 if let existing = all.firstIndex(where: { $0.text == text }), all[existing].score >= score { continue }
                 var perChar = top.perChar
                 if perChar.indices.contains(i) { perChar[i] *= Self.swapFactor }
-                all.append(Scored(text: text, score: score, format: format, perChar: perChar))
+                all.append(Scored(text: text, score: score, format: format, perChar: perChar, indices: top.indices))
             }
             all.sort { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
         }

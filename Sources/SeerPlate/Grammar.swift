@@ -13,6 +13,9 @@ public struct PlateFormat: Sendable, Equatable {
     public var pattern: String
     /// Every fixed-length expansion of the pattern: one set of allowed characters per slot.
     var expansions: [[Set<Character>]]
+    /// For each expansion, where the plate leaves a gap between its groups (a `-` in the
+    /// pattern): the number of characters before each gap.
+    var breaks: [[Int]] = []
 
     /// Whether `text` (upper case letters and digits) fits this format.
     public func matches(_ text: String) -> Bool {
@@ -83,8 +86,10 @@ public struct PlateGrammar: Sendable {
                 guard fields.count == 5, let region = PlateRegion(rawValue: fields[1]), let weight = Double(fields[3]) else {
                     throw ParseError(line: index + 1, message: "expected `plate REGION NAME WEIGHT PATTERN`")
                 }
-                let expansions = try Self.expand(fields[4], line: index + 1)
-                formats.append(PlateFormat(name: fields[2], region: region, weight: weight, pattern: fields[4], expansions: expansions))
+                let expanded = try Self.expand(fields[4], line: index + 1)
+                formats.append(PlateFormat(
+                    name: fields[2], region: region, weight: weight, pattern: fields[4], expansions: expanded.map(\.slots),
+                    breaks: expanded.map(\.breaks)))
             case "confuse":
                 guard fields.count == 3, fields[1].count == 1, fields[2].count == 1 else {
                     throw ParseError(line: index + 1, message: "expected `confuse A B`")
@@ -103,12 +108,18 @@ public struct PlateGrammar: Sendable {
     static let letters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     static let digits = Set("0123456789")
 
-    /// Expands a pattern into fixed-length slot lists.
-    static func expand(_ pattern: String, line: Int) throws -> [[Set<Character>]] {
+    /// Expands a pattern into fixed-length slot lists, each with the places of its gaps (`-`).
+    static func expand(_ pattern: String, line: Int) throws -> [(slots: [Set<Character>], breaks: [Int])] {
+        // An item with an empty set is a gap between groups.
         var items: [(Set<Character>, Int, Int)] = []
         var chars = Array(pattern)[...]
         while let c = chars.popFirst() {
             switch c {
+            case "-":
+                guard let previous = items.last, !previous.0.isEmpty, !chars.isEmpty else {
+                    throw ParseError(line: line, message: "`-` must stand between two groups")
+                }
+                items.append((Set(), 1, 1))
             case "A": items.append((letters, 1, 1))
             case "9": items.append((digits, 1, 1))
             case "*": items.append((letters.union(digits), 1, 1))
@@ -117,7 +128,9 @@ public struct PlateGrammar: Sendable {
                 items.append((Set(chars[chars.startIndex..<end]), 1, 1))
                 chars = chars[(end + 1)...]
             case "{":
-                guard let end = chars.firstIndex(of: "}"), !items.isEmpty else { throw ParseError(line: line, message: "bad {m,n}") }
+                guard let end = chars.firstIndex(of: "}"), let previous = items.last, !previous.0.isEmpty else {
+                    throw ParseError(line: line, message: "bad {m,n}")
+                }
                 let bounds = chars[chars.startIndex..<end].split(separator: ",").compactMap { Int(String($0)) }
                 chars = chars[(end + 1)...]
                 guard bounds.count == 1 || bounds.count == 2 else { throw ParseError(line: line, message: "bad {m,n}") }
@@ -127,16 +140,23 @@ public struct PlateGrammar: Sendable {
                 throw ParseError(line: line, message: "unexpected `\(c)` in pattern")
             }
         }
-        var result: [[Set<Character>]] = [[]]
+        var result: [(slots: [Set<Character>], breaks: [Int])] = [([], [])]
         for (set, low, high) in items {
-            var next: [[Set<Character>]] = []
+            if set.isEmpty {
+                result = result.map { ($0.slots, $0.breaks + [$0.slots.count]) }
+                continue
+            }
+            var next: [(slots: [Set<Character>], breaks: [Int])] = []
             for prefix in result {
-                for n in low...max(low, high) { next.append(prefix + Array(repeating: set, count: n)) }
+                for n in low...max(low, high) { next.append((prefix.slots + Array(repeating: set, count: n), prefix.breaks)) }
             }
             result = next
         }
-        return Array(Set(result.map { $0.map { String($0.sorted()) } })).map { $0.map { Set($0) } }
-            .sorted { $0.count != $1.count ? $0.count < $1.count : $0.map { String($0.sorted()) }.lexicographicallyPrecedes($1.map { String($0.sorted()) }) }
+        // One expansion per distinct slot list and gaps, shortest first.
+        func key(_ e: (slots: [Set<Character>], breaks: [Int])) -> [String] { e.slots.map { String($0.sorted()) } + ["-"] + e.breaks.map(String.init) }
+        var seen = Set<[String]>()
+        return result.filter { seen.insert(key($0)).inserted }
+            .sorted { $0.slots.count != $1.slots.count ? $0.slots.count < $1.slots.count : key($0).lexicographicallyPrecedes(key($1)) }
     }
 
     /// Formats of `region`, or all formats when `region` is nil.

@@ -244,13 +244,20 @@ public final class PlateReader: Sendable {
         return kept
     }
 
-    /// Characters of `text` that are not the first choice at their position (ends dropped are
-    /// taken evenly from both sides, as in ``makeReading``).
-    static func swaps(_ text: String, _ positions: [Position]) -> Int {
-        let offset = max(0, (positions.count - text.count) / 2)
-        return text.enumerated().filter { i, c in
-            positions.indices.contains(i + offset) && positions[i + offset].options.first?.0 != c
+    /// Characters of `candidate` that are not the first choice at the position they were read from.
+    static func swaps(_ candidate: CandidateSearch.Scored, _ positions: [Position]) -> Int {
+        zip(candidate.text, candidate.indices).filter { c, i in
+            positions.indices.contains(i) && positions[i].options.first?.0 != c
         }.count
+    }
+
+    /// The glyph each character of `candidate` was read from. Positions are the glyphs
+    /// themselves unless a glyph held several symbols (touching glyphs the segmenter could not
+    /// cut); then the ends left out are taken evenly from both sides.
+    static func glyphIndices(_ candidate: CandidateSearch.Scored, positions: Int, glyphs: Int) -> [Int] {
+        if positions == glyphs { return candidate.indices }
+        let offset = max(0, (glyphs - candidate.text.count) / 2)
+        return (0..<candidate.text.count).map { $0 + offset }
     }
 
     static func evidence(_ r: Ranked, rank: Int, rankRatio: Double) -> PlateEvidence {
@@ -260,7 +267,7 @@ public final class PlateReader: Sendable {
         return PlateEvidence(
             score: top.score, runnerUp: top.score > 0 ? min(1, second / top.score) : 1, formatMatched: top.format != nil,
             formatWeight: top.format?.weight ?? 0, mixed: top.text.contains(where: \.isLetter) && top.text.contains(where: \.isNumber),
-            swaps: swaps(top.text, read.positions),
+            swaps: swaps(top, read.positions),
             length: top.text.count, layout: read.layout, heightRatio: r.heightRatio, atEdge: r.atEdge, atSide: r.atSide,
             neighbours: read.neighbours, frameTop: m.frame.top, frameBottom: m.frame.bottom, frameLeft: m.frame.left,
             frameRight: m.frame.right,
@@ -361,7 +368,8 @@ public final class PlateReader: Sendable {
                 if !glyphs.recovered { base += 1 }
                 if base > 2 { break }
                 let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
-                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1).first?.score ?? 0) * glyphs.layoutPrior
+                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1, gap: glyphs.gap).first?.score ?? 0)
+                    * glyphs.layoutPrior
                 if best == nil || quick > best!.quick {
                     best = PreparedRow(row: oriented, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
                 }
@@ -420,29 +428,35 @@ public final class PlateReader: Sendable {
                     ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
             }
         }
-        var positions = Self.combine(tesseract, classified, glyphs)
+        let positions = Self.combine(tesseract, classified, glyphs)
         guard positions.count >= 2 else { return nil }
         let search = CandidateSearch(grammar: grammar)
         let limit = max(options.candidates, 8)
-        var candidates = search.search(positions, region: region, limit: limit)
+        let gap = positions.count == glyphs.glyphs.count ? glyphs.gap : nil
+        var candidates = search.search(positions, region: region, limit: limit, gap: gap)
         // A thin stroke hard against the first or last glyph, closer than plate characters are
         // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
         // costs little.
-        let stray = glyphs.strayEnds
+        let stray = Set(glyphs.strayEnds + Self.unreadEnds(symbols, in: glyphs)).sorted()
         if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
-            let trimmed = positions.indices.filter { !stray.contains($0) }.map { positions[$0] }
-            let without = search.search(trimmed, region: region, limit: limit).map {
-                CandidateSearch.Scored(text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar)
+            let kept = positions.indices.filter { !stray.contains($0) }
+            let keptGap = gap.flatMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
+            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gap: keptGap).map {
+                CandidateSearch.Scored(
+                    text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar,
+                    indices: $0.indices.map { kept[$0] })
             }
-            if let first = without.first, first.score > candidates.first?.score ?? 0 { positions = trimmed }
             var seen = Set<String>()
             candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
                 .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
         }
         guard let top = candidates.first, top.text.count >= 2 else { return nil }
-        let best = (candidates: candidates, positions: positions, glyphs: glyphs)
+        // The glyphs the best reading was read from (ends it leaves out are no part of the plate):
+        // its corners, layout and plate-likeness are theirs.
+        let used = Self.glyphIndices(top, positions: positions.count, glyphs: glyphs.glyphs.count)
+        let own = positions.count == glyphs.glyphs.count ? glyphs.keeping(used) : glyphs
         // Corners: the glyph extent widened to the plate around it.
-        let (u0, u1, v0, v1) = best.glyphs.extent
+        let (u0, u1, v0, v1) = own.extent
         let g = Rectifier.glyphHeight
         let quad = [
             rect.toSource(Double(u0) - 0.35 * g, Double(v0) - 0.3 * g),
@@ -451,16 +465,16 @@ public final class PlateReader: Sendable {
             rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
         ]
         // Evidence for the verifier: do both readers see the same characters, and are they sure?
-        let agreement = tesseract.count == classified.count && !classified.isEmpty
-            ? Double(zip(tesseract, classified).filter { t, c in t.count == 1 && t[0].options.first?.0 == c.options.first?.0 }.count)
-                / Double(classified.count) : 0
-        let offset = max(0, (classified.count - top.text.count) / 2)
-        let chosen = top.text.enumerated().map { i, c in
-            classified.indices.contains(i + offset) ? classified[i + offset].options.first { $0.0 == c }?.1 ?? 0 : 0
+        let read = used.filter { tesseract.indices.contains($0) && classified.indices.contains($0) }
+        let agreement = tesseract.count == classified.count && !read.isEmpty
+            ? Double(read.filter { g in tesseract[g].count == 1 && tesseract[g][0].options.first?.0 == classified[g].options.first?.0 }.count)
+                / Double(read.count) : 0
+        let chosen = zip(top.text, Self.glyphIndices(top, positions: positions.count, glyphs: classified.count)).map { c, g in
+            classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
         }
         return RowRead(
-            candidates: best.candidates, positions: best.positions, quad: quad, glyphHeight: row.glyphHeight,
-            layout: best.glyphs.layoutPrior, likeness: PlateLikeness.measure(rect, glyphs, in: image), agreement: agreement,
+            candidates: candidates, positions: positions, quad: quad, glyphHeight: row.glyphHeight,
+            layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
             classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
     }
 
@@ -469,10 +483,9 @@ public final class PlateReader: Sendable {
         let second = read.candidates.count > 1 ? read.candidates[1].score : 0
         let confidence = min(top.score, 2 * top.score * top.score / (top.score + second))
         // Characters: map each chosen character to the position it came from.
-        let offset = max(0, (read.positions.count - top.text.count) / 2)
         var characters: [PlateCharacter] = []
-        for (i, c) in top.text.enumerated() {
-            let position = read.positions.indices.contains(i + offset) ? read.positions[i + offset] : Position(options: [])
+        for (i, (c, p)) in zip(top.text, top.indices).enumerated() {
+            let position = read.positions.indices.contains(p) ? read.positions[p] : Position(options: [])
             let alternatives = position.options.filter { $0.0 != c }.prefix(3).map {
                 PlateCharacter.Alternative(character: String($0.0), score: round4($0.1))
             }
@@ -495,12 +508,7 @@ public final class PlateReader: Sendable {
     /// the line reader skipped the glyph, the glyph read on its own.
     static func alignPerGlyph(_ symbols: [OCRSymbol], to row: GlyphRow, ocr: TesseractReader, skip: [Bool] = []) -> [[Position]] {
         guard !row.glyphs.isEmpty else { return [] }
-        let owner: [Int] = symbols.map { s in
-            let c = Double(s.x0 + s.x1) / 2
-            return row.glyphs.indices.min { a, b in
-                abs(Double(row.glyphs[a].x0 + row.glyphs[a].x1) / 2 - c) < abs(Double(row.glyphs[b].x0 + row.glyphs[b].x1) / 2 - c)
-            } ?? 0
-        }
+        let owner = owners(symbols, in: row)
         var out: [[Position]] = []
         for (g, glyph) in row.glyphs.enumerated() {
             let mine = symbols.indices.filter { owner[$0] == g }
@@ -516,6 +524,27 @@ public final class PlateReader: Sendable {
             }
         }
         return out
+    }
+
+    /// For each symbol of a line reading, the glyph of `row` whose centre is nearest its own.
+    static func owners(_ symbols: [OCRSymbol], in row: GlyphRow) -> [Int] {
+        symbols.map { s in
+            let c = Double(s.x0 + s.x1) / 2
+            return row.glyphs.indices.min { a, b in
+                abs(Double(row.glyphs[a].x0 + row.glyphs[a].x1) / 2 - c) < abs(Double(row.glyphs[b].x0 + row.glyphs[b].x1) / 2 - c)
+            } ?? 0
+        }
+    }
+
+    /// The first or last glyph (indices) when it is a thin stroke in which the line reader,
+    /// reading the whole row in context, found no character: a frame's edge, a bolt or a
+    /// sticker's rim beside the plate's characters, which the glyph classifiers alone would call
+    /// I or 1.
+    static func unreadEnds(_ symbols: [OCRSymbol], in row: GlyphRow) -> [Int] {
+        guard row.glyphs.count >= 5, row.masks.count == row.glyphs.count else { return [] }
+        let read = Set(owners(symbols, in: row))
+        let last = row.glyphs.count - 1
+        return [0, last].filter { !read.contains($0) && Double(row.masks[$0].width) < 0.3 * Double(row.masks[$0].height) }
     }
 
     /// Each glyph's class probabilities from `models` (their mean).
@@ -557,12 +586,27 @@ public final class PlateReader: Sendable {
                 for (c, v) in t[0].options { scores[c, default: 0] += v * tesseractWeight }
                 out.append(Position(options: scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }))
             } else {
-                // Several symbols on one blob: touching glyphs the segmenter could not cut.
+                // Several symbols on one blob: touching glyphs the segmenter could not cut, when
+                // the blob is as wide as that many glyphs set at the row's pitch.
                 let m = row.masks[g]
-                out += Double(m.width) > 0.8 * Double(m.height) ? t : [mine]
+                out += Double(m.width) > 0.8 * Double(m.height) && holds(t.count, glyph: g, row) ? t : [mine]
             }
         }
         return out
+    }
+
+    /// Whether glyph `g` of `row` is wide enough to be `count` glyphs side by side: the row's
+    /// typical glyph width plus three quarters of its pitch for each further glyph (rows of
+    /// fewer than four glyphs give no pitch to go by).
+    static func holds(_ count: Int, glyph g: Int, _ row: GlyphRow) -> Bool {
+        guard row.glyphs.count >= 4, row.glyphs.indices.contains(g) else { return true }
+        let widths = row.glyphs.map { Double($0.x1 - $0.x0 + 1) }.sorted()
+        let typical = widths[widths.count / 2]
+        let centres = row.glyphs.map { Double($0.x0 + $0.x1) / 2 }
+        let pitches = zip(centres.dropFirst(), centres).map { $0 - $1 }.sorted()
+        let pitch = pitches[pitches.count / 2]
+        let width = Double(row.glyphs[g].x1 - row.glyphs[g].x0 + 1)
+        return width >= typical + 0.75 * Double(count - 1) * pitch
     }
 
     /// Tesseract's share of a glyph's vote; the glyph classifiers have the rest.

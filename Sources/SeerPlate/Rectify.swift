@@ -53,6 +53,35 @@ struct GlyphRow {
         return (stray(0, 1) ? [0] : []) + (stray(last, last - 1) ? [last] : [])
     }
 
+    /// The row with only the glyphs at `indices` (a reading that leaves out a stray end), its
+    /// extent theirs; the row itself when `indices` is empty or it has no boxes to go by.
+    func keeping(_ indices: [Int]) -> GlyphRow {
+        let keep = indices.filter { glyphs.indices.contains($0) }.sorted()
+        guard !keep.isEmpty, keep.count < glyphs.count, boxes.count == glyphs.count, masks.count == glyphs.count,
+            crops.count == glyphs.count
+        else { return self }
+        var out = self
+        out.glyphs = keep.map { glyphs[$0] }
+        out.masks = keep.map { masks[$0] }
+        out.crops = keep.map { crops[$0] }
+        out.boxes = keep.map { boxes[$0] }
+        out.extent = (out.boxes.map(\.x0).min()!, out.boxes.map(\.x1).max()!, out.boxes.map(\.y0).min()!, out.boxes.map(\.y1).max()!)
+        return out
+    }
+
+    /// The row's one wide gap, as the index of the glyph before it: the spacing of two
+    /// neighbouring glyphs' centres exceeds 1.35 times the row's typical spacing there and
+    /// nowhere else (a separator, an emblem or a space between groups). Nil in rows of fewer than
+    /// five glyphs, or with no such gap or several.
+    var gap: Int? {
+        guard glyphs.count >= 5 else { return nil }
+        let centres = glyphs.map { Double($0.x0 + $0.x1) / 2 }
+        let spacings = zip(centres.dropFirst(), centres).map { $0 - $1 }
+        let typical = spacings.sorted()[spacings.count / 2]
+        let wide = spacings.indices.filter { spacings[$0] > 1.35 * typical }
+        return wide.count == 1 ? wide[0] : nil
+    }
+
     var layoutPrior: Double {
         guard masks.count == glyphs.count, masks.count >= 2 else { return 1 }
         let height = Double(masks.map(\.height).sorted()[masks.count / 2])

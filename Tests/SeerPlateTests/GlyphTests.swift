@@ -75,6 +75,56 @@ import Testing
         #expect(Self.row(Array(glyphs.prefix(3)) + [(78, 82)]).strayEnds == [])
     }
 
+    static func symbol(_ c: Character, _ x0: Int, _ x1: Int) -> OCRSymbol {
+        OCRSymbol(character: c, confidence: 0.9, choices: [], x0: x0, x1: x1)
+    }
+
+    @Test func thinEndTheLineReaderSkipsIsStray() {
+        // Six glyphs 20 px wide at a 28 px pitch, then a 5 px stroke a full pitch after the last
+        // (a frame's edge where a 1 would stand): stray only when the line read has nothing on it.
+        let glyphs = (0..<6).map { (28 * $0, 28 * $0 + 19) }
+        let row = Self.row(glyphs + [(174, 178)])
+        #expect(row.strayEnds == [])
+        let six = glyphs.map { Self.symbol("A", $0.0, $0.1) }
+        #expect(PlateReader.unreadEnds(six, in: row) == [6])
+        #expect(PlateReader.unreadEnds(six + [Self.symbol("1", 174, 178)], in: row) == [])
+        // A wide glyph the line reader skipped is no stroke.
+        #expect(PlateReader.unreadEnds(six, in: Self.row(glyphs + [(168, 187)])) == [])
+    }
+
+    @Test func severalSymbolsNeedABlobWideEnoughForThem() {
+        // Glyphs 20 px wide at a 28 px pitch; the first blob 38 px wide (a glyph and some edge)
+        // cannot hold two glyphs, one of 42 px (two touching glyphs) can.
+        let rest = (1..<7).map { (28 * $0, 28 * $0 + 19) }
+        #expect(!PlateReader.holds(2, glyph: 0, Self.row([(-18, 19)] + rest)))
+        #expect(PlateReader.holds(2, glyph: 0, Self.row([(-22, 19)] + rest)))
+        #expect(!PlateReader.holds(3, glyph: 0, Self.row([(-22, 19)] + rest)))
+        #expect(PlateReader.holds(1, glyph: 0, Self.row([(-18, 19)] + rest)))
+    }
+
+    @Test func oneWideGapIsFound() {
+        // Seven glyphs at a 28 px pitch with the fourth moved on by 16 px: a separator after the third.
+        let spaced = (0..<7).map { i in (28 * i + (i >= 3 ? 16 : 0), 28 * i + 19 + (i >= 3 ? 16 : 0)) }
+        #expect(Self.row(spaced).gap == 2)
+        #expect(Self.row((0..<7).map { (28 * $0, 28 * $0 + 19) }).gap == nil)
+        // Two wide gaps: no one gap to go by.
+        let twice = (0..<7).map { i in (28 * i + (i >= 2 ? 16 : 0) + (i >= 5 ? 16 : 0), 28 * i + 19 + (i >= 2 ? 16 : 0) + (i >= 5 ? 16 : 0)) }
+        #expect(Self.row(twice).gap == nil)
+    }
+
+    @Test func rowKeepsTheGlyphsAReadingUses() {
+        var row = Self.row((0..<5).map { (28 * $0, 28 * $0 + 19) })
+        row.boxes = (0..<5).map { (x0: 28 * $0, y0: 10 + $0, x1: 28 * $0 + 19, y1: 49 - $0) }
+        row.crops = (0..<5).map { _ in GrayImage(width: 1, height: 1, pixels: [0]) }
+        row.extent = (0, 131, 10, 49)
+        let kept = row.keeping([1, 2, 3])
+        #expect(kept.glyphs.map(\.x0) == [28, 56, 84])
+        #expect(kept.masks.count == 3 && kept.boxes.count == 3 && kept.crops.count == 3)
+        #expect(kept.extent == (28, 103, 11, 48))
+        #expect(row.keeping([0, 1, 2, 3, 4]).extent == row.extent)
+        #expect(row.keeping([]).glyphs.count == 5)
+    }
+
     @Test func glyphsInEmptySlotsAreRecovered() throws {
         // Glyph boxes 20×40 at a 30 px pitch (rows 10–49), with slot 2 empty of a found glyph.
         let w = 200, h = 60

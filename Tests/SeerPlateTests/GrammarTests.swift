@@ -81,6 +81,21 @@ import Testing
     }
 }
 
+extension GrammarTests {
+    @Test func patternsMarkGapsBetweenGroups() throws {
+        let g = try PlateGrammar(source: "plate br old 1.0 AAA-9999\nplate eu x 1.0 A{1,2}-99")
+        let old = try #require(g.formats.first)
+        #expect(old.matches("ABC1234"))
+        #expect(old.breaks == [[3]])
+        let x = try #require(g.formats.last)
+        #expect(x.expansions.map(\.count) == [3, 4])
+        #expect(x.breaks == [[1], [2]])
+        for bad in ["plate br a 1.0 -AAA9", "plate br a 1.0 AAA9-", "plate br a 1.0 AA--99"] {
+            #expect(throws: PlateGrammar.ParseError.self) { try PlateGrammar(source: bad) }
+        }
+    }
+}
+
 @Suite struct CandidateSearchTests {
     let search = CandidateSearch(grammar: .standard)
 
@@ -107,6 +122,23 @@ import Testing
     @Test func strayGlyphAtAnEndIsDropped() throws {
         let found = search.search(positions("IABC1234"), region: .br, limit: 5)
         #expect(found.first?.text == "ABC1234")
+        // Each character says which position it was read from: the dropped first one is skipped.
+        #expect(found.first?.indices == Array(1...7))
+        let kept = search.search(positions("ABC1234"), region: .br, limit: 5)
+        #expect(kept.first?.indices == Array(0...6))
+    }
+
+    @Test func swapsAreCountedAgainstTheGlyphsReadFrom() throws {
+        // A stray first glyph dropped: the swap count compares each character with its own
+        // position (none here), not with positions shifted by the ends left out.
+        let p = positions("IABC1234")
+        let top = try #require(search.search(p, region: .br, limit: 5).first)
+        #expect(PlateReader.swaps(top, p) == 0)
+        var q = p
+        q[4] = Position(options: [("I", 0.9)])  // the first digit read as I: taken as 1, one swap
+        let swapped = try #require(search.search(q, region: .br, limit: 5).first)
+        #expect(swapped.text == "ABC1234")
+        #expect(PlateReader.swaps(swapped, q) == 1)
     }
 
     @Test func oAndZeroTwinIsOfferedSecond() throws {
@@ -120,6 +152,24 @@ import Testing
         let sk = search.search(positions("RK300AG"), region: .eu, limit: 5)
         #expect(sk.first?.text == "RK300AG")
         #expect(!sk.map(\.text).contains("RK3O0AG"))
+    }
+
+    @Test func gapWhereAFormatHasOneDecides() throws {
+        // O/0 and I/1 drawn alike: the glyphs fit Brazil's AAA9999 (OLA1208) as well as
+        // California's 9AAA999 (0LAI208). A wide gap after the third glyph is where the
+        // Brazilian plate has its separator.
+        var p = positions("OLAI208")
+        p[0] = Position(options: [("O", 0.5), ("0", 0.45)])
+        p[3] = Position(options: [("I", 0.5), ("1", 0.45)])
+        let plain = try #require(search.search(p, region: nil, limit: 5).first)
+        let gapped = try #require(search.search(p, region: nil, limit: 5, gap: 2).first)
+        #expect(gapped.text == "OLA1208")
+        #expect(gapped.format?.name == "br")
+        #expect(gapped.score > plain.score)
+        // A gap elsewhere is no evidence for it.
+        let elsewhere = search.search(p, region: .br, limit: 5, gap: 3)
+        let there = search.search(p, region: .br, limit: 5, gap: 2)
+        #expect(abs(there[0].score - min(1, elsewhere[0].score * CandidateSearch.gapFactor)) < 1e-9)
     }
 
     @Test func readingOutsideEveryFormatSaysSo() throws {

@@ -55,7 +55,6 @@ struct NonPlate: Sendable, CustomStringConvertible {
         "label-lines.png": "lines of one size stacked on a bordered card: the neighbouring lines weigh too little",
         "code-caption.png": "a caption under a code: the code's edge passes for the plate's border",
         "receipt.png": "a line of a receipt that mixes letters and digits",
-        "street-sign.png": "a bordered sign with a number: ground, border and spacing all plate-like",
         "screen.png": "lines of one size on a dark screen in a frame: the neighbouring lines weigh too little",
     ]
 
