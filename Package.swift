@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config. Each owns only the headers.
@@ -69,10 +70,13 @@ let package = Package(
             name: "SeerVerify",
             dependencies: ["SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
-        // The embedded store: one SQLite file through GRDB.
+        // The store: one SQLite file through GRDB (embedded), or a shared PostgreSQL through postgres-nio.
         .target(
             name: "SeerStore",
-            dependencies: ["SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings),
         // QR Code encoder for demo and test codes.
         .target(
@@ -128,6 +132,13 @@ let package = Package(
             name: "plate-bench",
             dependencies: ["Seer", "SeerPlate"],
             path: "Benchmarks/plates",
+            swiftSettings: swiftSettings),
+        // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
+        .executableTarget(
+            name: "pg-bench",
+            dependencies: ["Seer"],
+            path: "Benchmarks/pg",
+            exclude: ["run.sh"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "soak-bench",
