@@ -43,7 +43,7 @@ final class PostgresConnections: Sendable {
     }
 
     deinit {
-        for connection in idle.withLockedValue({ $0 }) { _ = connection.close() }
+        close()
     }
 
     /// Runs `body` on a connection of its own, opened if none is idle.
@@ -77,7 +77,10 @@ final class PostgresConnections: Sendable {
             idle.append(connection)
             return true
         }
-        if !kept { _ = connection.close() }
+        if !kept {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
     }
 
     /// Closes the idle connections.
@@ -86,7 +89,7 @@ final class PostgresConnections: Sendable {
             defer { idle = [] }
             return idle
         }
-        for connection in connections { try? connection.close().wait() }
+        for connection in connections { let closing: EventLoopFuture<Void> = connection.close(); try? closing.wait() }
     }
 }
 

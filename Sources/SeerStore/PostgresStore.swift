@@ -554,22 +554,22 @@ public final class PostgresStore: SeerStore {
             let (clauses, arguments) = try filters(query, session: session)
             let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
             func counts(_ key: String, order: String, valid: (String) -> Bool) throws -> [Statistics.Count] {
-                try session.rows("SELECT \(key) AS k, COUNT(*) AS n FROM scan\(whereSQL) GROUP BY k ORDER BY \(order)", arguments).map { row in
+                try session.rows("SELECT (\(key)) COLLATE \"C\" AS k, COUNT(*) AS n FROM scan\(whereSQL) GROUP BY k ORDER BY \(order)", arguments).map { row in
                     guard let key = try? row.decode(String.self, forColumn: "k"), valid(key),
                         let count = try? row.decode(Int.self, forColumn: "n")
                     else { throw try Self.damage(session) }
                     return Statistics.Count(key: key, count: count)
                 }
             }
-            let byVerdict = try counts("scan.verdict", order: "n DESC, k COLLATE \"C\"") { Verdict(rawValue: $0) != nil }
+            let byVerdict = try counts("scan.verdict", order: "n DESC, k") { Verdict(rawValue: $0) != nil }
             let reported =
                 try session.row(
                     "SELECT COUNT(DISTINCT scan.id) AS n FROM scan JOIN report ON report.scan = scan.id\(whereSQL)", arguments
                 )?.decode(Int.self, forColumn: "n") ?? 0
             return Statistics(
                 total: byVerdict.reduce(0) { $0 + $1.count }, reported: reported, byVerdict: byVerdict,
-                byCategory: try counts("COALESCE(scan.category, 'uncategorised')", order: "n DESC, k COLLATE \"C\"") { _ in true },
-                perDay: try counts("to_char(to_timestamp(scan.time) AT TIME ZONE 'UTC', 'YYYY-MM-DD')", order: "k COLLATE \"C\"") { _ in true })
+                byCategory: try counts("COALESCE(scan.category, 'uncategorised')", order: "n DESC, k") { _ in true },
+                perDay: try counts("to_char(to_timestamp(scan.time) AT TIME ZONE 'UTC', 'YYYY-MM-DD')", order: "k") { _ in true })
         }
     }
 

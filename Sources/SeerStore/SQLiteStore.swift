@@ -723,7 +723,7 @@ struct DatabaseLookup<SQL: SQLAccess>: RegistryLookup, ScanHistoryLookup, PlateD
     func brand(id: String) throws -> Brand? {
         guard let row = try db.row("SELECT id, name, requiresSignature FROM brand WHERE id = ?", [id.sqlValue]) else { return nil }
         let keys = try db.rows("SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE brand = ? ORDER BY kid", [id.sqlValue])
-            .map(Self.brandKey)
+            .map { try Self.brandKey($0) }
         let record = "Brand \(id)"
         return Brand(
             id: id, name: try row.required("name", of: record), requiresSignature: try row.optional("requiresSignature", of: record),

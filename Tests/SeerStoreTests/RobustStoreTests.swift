@@ -32,6 +32,9 @@ import Testing
     @Test(arguments: StoreKind.testable, damages)
     func aDamagedScanIsAnErrorNamingIt(_ kind: StoreKind, _ damaged: (sql: String, column: String)) throws {
         let (sql, column) = damaged
+        // In PostgreSQL a text column holds valid text only (x'00ff' is a bit string, stored as its
+        // digits): that damage cannot happen there.
+        if kind == .postgres && column == "device" { return }
         let temporary = try imported(kind)
         let engine = Engine()
         for serial in ["S1", "S2", "S3"] {
@@ -76,8 +79,10 @@ import Testing
     @Test(arguments: StoreKind.testable) func aDamagedRegistryRowIsAnErrorToo(_ kind: StoreKind) throws {
         let temporary = try imported(kind)
         try damage(temporary, "UPDATE serial SET status = 'eaten' WHERE serial = 'S1'")
-        try damage(temporary, "UPDATE product SET name = x'ff00' WHERE gtin = '\(Data1.pads)'")
         #expect(throws: StoreError.self) { try Engine().verify(payload: try Data1.link(Data1.serum, "S1"), store: temporary.store) }
+        // Bytes where text belongs: only SQLite's dynamic types let that happen.
+        guard kind == .sqlite else { return }
+        try damage(temporary, "UPDATE product SET name = x'ff00' WHERE gtin = '\(Data1.pads)'")
         #expect(throws: StoreError.self) { try Engine().verify(payload: try Data1.link(Data1.pads, "P1", Data1.globex), store: temporary.store) }
     }
 

@@ -88,7 +88,8 @@ enum Data1 {
         (#"{"chargers":[{"id":"12345","serial":"s","location":"l","status":"Available"}]}"#, "chargers[0]", "id"),
         (#"{"chargers":[{"id":"123456","serial":"s","location":"l","status":"Broken"}]}"#, "chargers[0]", "status"),
     ])
-    func importErrorsNameFileRecordAndField(_ json: String, _ record: String, _ field: String) throws {
+    func importErrorsNameFileRecordAndField(_ kind: StoreKind, _ bad: (json: String, record: String, field: String)) throws {
+        let (json, record, field) = bad
         let temporary = try imported(kind)
         #expect {
             _ = try temporary.store.importRegistry([("good.json", try Data1.json(RegistryFile(chargers: [
