@@ -8,8 +8,10 @@ import SeerVerify
 /// replicas) read and write at once. The same schema steps, records and queries as ``SQLiteStore``.
 ///
 /// - Full-text search: a stored `tsvector` of every text field (split as SQLite's index splits:
-///   letters, digits, `-` and `_`; lower-cased) with a GIN index; each word of a search matches
-///   as a prefix.
+///   letters, digits, `-` and `_`; lower-cased), plus the category and verdict as tokens of their
+///   own (`#c=…`, `#v=…`, which no search word can spell), with a GIN index; each word of a search
+///   matches as a prefix. A page of search results is looked for first among the newest scans
+///   (a frequent word fills it there), else through the index.
 /// - Concurrency: every verification that saves takes a transaction-scoped advisory lock on each
 ///   item (GTIN and serial) it reads the history of, in one order, before reading it; so two
 ///   processes verifying the same item one after the other each see the other's scan (clone
@@ -147,7 +149,8 @@ public final class PostgresStore: SeerStore {
                         || coalesce(category, '') || ' ' || coalesce(verdict, '') || ' ' || coalesce(reasons, '') || ' '
                         || coalesce(notes, '') || ' ' || coalesce(country, '') || ' ' || coalesce(mode, '') || ' '
                         || coalesce(format, '') || ' ' || coalesce(expiry, '') || ' ' || coalesce(batchID, '')),
-                        '[^[:alnum:]_-]+'), ''))) STORED)
+                        '[^[:alnum:]_-]+'), '')
+                        || ARRAY['#c=' || lower(coalesce(category, '')), '#v=' || verdict])) STORED)
                 """,
                 "CREATE INDEX scan_time ON scan(time)",
                 "CREATE INDEX scan_item ON scan(gtin, serial, time)",
@@ -415,14 +418,31 @@ public final class PostgresStore: SeerStore {
     static func tsquery(_ text: String) -> String? {
         let words = text.split { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
         guard !words.isEmpty else { return nil }
-        return words.map { "'" + $0.lowercased().replacingOccurrences(of: "'", with: "''") + "':*" }.joined(separator: " & ")
+        return words.map { quoted($0.lowercased()) + ":*" }.joined(separator: " & ")
     }
 
-    /// The WHERE clauses and their arguments for a query's filters and search.
+    /// A lexeme quoted for a text-search query.
+    static func quoted(_ lexeme: String) -> String {
+        "'" + lexeme.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// Scans a search first looks among: the newest this many.
+    static let searchWindow = 5_000
+
+    /// The WHERE clauses and their arguments for a query's filters and search. With a search, the
+    /// category and result filters are also part of the text-search query (the index narrows by
+    /// them too; the SQL clauses stay for exactness).
     func filters(_ query: HistoryQuery, session: PostgresSession) throws -> (clauses: [String], arguments: [DatabaseValue]) {
         var clauses: [String] = []
         var arguments: [DatabaseValue] = []
-        if let search = query.search, let terms = Self.tsquery(search) {
+        if let search = query.search, var terms = Self.tsquery(search) {
+            terms = "(" + terms + ")"
+            if let category = query.category { terms += " & " + Self.quoted("#c=" + category.lowercased()) }
+            switch query.result {
+            case .all: break
+            case .success: terms += " & " + Self.quoted("#v=authentic")
+            case .failed: terms += " & !" + Self.quoted("#v=authentic")
+            }
             clauses.append("scan.search @@ ?::tsquery")
             arguments.append(terms.sqlValue)
         }
@@ -447,14 +467,35 @@ public final class PostgresStore: SeerStore {
         try read("Reading the history") { session in
             var (clauses, arguments) = try filters(query, session: session)
             let limit = max(1, query.limit)
-            var sql = "SELECT \(Self.scanColumns) FROM scan"
-            if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-            sql += " ORDER BY scan.id DESC LIMIT ? OFFSET ?"
-            arguments += [(limit + 1).sqlValue, max(0, query.offset).sqlValue]
-            var scans = try session.rows(sql, arguments).map(ScanRecord.init(row:))
+            let offset = max(0, query.offset)
+            let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+            arguments += [(limit + 1).sqlValue, offset.sqlValue]
+            var rows: [Row]
+            if query.search.flatMap(Self.tsquery) == nil {
+                rows = try session.rows("SELECT \(Self.scanColumns) FROM scan\(whereSQL) ORDER BY scan.id DESC LIMIT ? OFFSET ?", arguments)
+            } else {
+                // The newest scans first: when they hold the whole page (and one more), it is the
+                // page, whatever older scans match.
+                rows = try session.rows(
+                    """
+                    SELECT \(Self.scanColumns) FROM (SELECT * FROM scan ORDER BY id DESC LIMIT \(Self.searchWindow)) AS scan\(whereSQL)
+                    ORDER BY scan.id DESC LIMIT ? OFFSET ?
+                    """, arguments)
+                if rows.count <= limit {
+                    // Rare words: through the index, then sorted (walking the whole table newest
+                    // first, which the planner may prefer for words it guesses to be common, is
+                    // what the first look already did).
+                    rows = try session.transaction { session in
+                        try session.run("SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)")
+                        return try session.rows(
+                            "SELECT \(Self.scanColumns) FROM scan\(whereSQL) ORDER BY scan.id DESC LIMIT ? OFFSET ?", arguments)
+                    }
+                }
+            }
+            var scans = try rows.map(ScanRecord.init(row:))
             let hasMore = scans.count > limit
             if hasMore { scans.removeLast() }
-            return HistoryPage(scans: scans, hasMore: hasMore, nextOffset: hasMore ? max(0, query.offset) + limit : nil)
+            return HistoryPage(scans: scans, hasMore: hasMore, nextOffset: hasMore ? offset + limit : nil)
         }
     }
 
@@ -523,7 +564,7 @@ public final class PostgresStore: SeerStore {
                 SELECT term, count(*) AS docs FROM (
                     SELECT unnest(tsvector_to_array(search)) AS term FROM (
                         SELECT search FROM scan ORDER BY id DESC LIMIT \(Self.suggestionWindow)) AS newest) AS terms
-                WHERE term LIKE ? GROUP BY term ORDER BY docs DESC, term COLLATE "C" LIMIT ?
+                WHERE term LIKE ? AND term NOT LIKE '#%' GROUP BY term ORDER BY docs DESC, term COLLATE "C" LIMIT ?
                 """, [pattern.sqlValue, limit.sqlValue]
             ).compactMap { try? $0.decode(String.self, forColumn: "term") }
         }
