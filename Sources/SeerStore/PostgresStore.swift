@@ -288,6 +288,13 @@ public final class PostgresStore: SeerStore {
         progress: inout BatchProgress?, session: PostgresSession
     ) throws -> [Verification] {
         let lookup = CachedLookup(DatabaseLookup(db: session))
+        // Serials and prior scans of every item of the call in two statements, not two per code.
+        var items: [(gtin: String, serial: String)] = []
+        for input in inputs {
+            guard case .product(let code) = PayloadParser.parse(input.payload), let serial = code.serial else { continue }
+            items.append((code.gtin, serial))
+        }
+        try lookup.prefetch(items, since: context.time - verifier.configuration.windowSeconds, session: session)
         var batch = DuplicateTracker(reason: .duplicateInBatch)
         var photos: [String: DuplicateTracker] = [:]
         var results: [Verification] = []
@@ -313,6 +320,13 @@ public final class PostgresStore: SeerStore {
                 let record = ScanRecord(
                     result, context: context, mode: mode, sourceFile: input.sourceFile, symbology: input.symbology, batchID: batchID)
                 result.scanID = try Self.insert(record, session: session)
+                if let gtin = record.gtin, let serial = record.serial {
+                    lookup.saved(
+                        gtin: gtin, serial: serial,
+                        PriorScan(
+                            time: record.time, device: record.device, country: record.country, latitude: record.latitude,
+                            longitude: record.longitude))
+                }
             }
             results.append(result)
         }
@@ -687,15 +701,72 @@ public final class PostgresStore: SeerStore {
 }
 
 /// Registry reads remembered for the length of one call (a batch reads the same brands, keys and
-/// products again and again; each answer is one round trip to the server).
+/// products again and again; each answer is one round trip to the server), and the serials and
+/// prior scans of the call's items, read at once and kept up to date with the scans the call saves.
 final class CachedLookup<SQL: SQLAccess>: RegistryLookup, ScanHistoryLookup {
     let lookup: DatabaseLookup<SQL>
     var keys: [String: (key: BrandKey, brand: String)?] = [:]
     var brands: [String: Brand?] = [:]
     var products: [String: Product?] = [:]
+    var serials: [String: SerialRecord?] = [:]
+    /// Scans of the prefetched items since ``historySince``, oldest first.
+    var history: [String: [PriorScan]] = [:]
+    var historySince = Double.infinity
 
     init(_ lookup: DatabaseLookup<SQL>) {
         self.lookup = lookup
+    }
+
+    static func item(_ gtin: String, _ serial: String) -> String { gtin + "\u{1D}" + serial }
+
+    /// Reads the serial records and the scans since `since` of `items`.
+    func prefetch(_ items: [(gtin: String, serial: String)], since: Double, session: PostgresSession) throws {
+        var unique: [(gtin: String, serial: String)] = []
+        var seen = Set<String>()
+        for item in items where seen.insert(Self.item(item.gtin, item.serial)).inserted { unique.append(item) }
+        guard !unique.isEmpty else { return }
+        for start in stride(from: 0, to: unique.count, by: 500) {
+            let chunk = unique[start..<min(unique.count, start + 500)]
+            let pairs = Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")
+            let arguments = chunk.flatMap { [$0.gtin.sqlValue, $0.serial.sqlValue] }
+            for item in chunk { serials[Self.item(item.gtin, item.serial)] = .some(nil) }
+            for row in try session.rows("SELECT gtin, serial, status FROM serial WHERE (gtin, serial) IN (\(pairs))", arguments) {
+                let gtin: String = try row.required("gtin", of: "A serial")
+                let serial: String = try row.required("serial", of: "A serial")
+                let status: String = try row.required("status", of: "Serial \(serial)")
+                guard let parsed = SerialStatus(rawValue: status) else {
+                    throw StoreError(
+                        code: "damagedRow", message: "Serial \(serial) in the database is damaged: its status '\(status.prefix(40))' is unknown.")
+                }
+                serials[Self.item(gtin, serial)] = .some(SerialRecord(gtin: gtin, serial: serial, status: parsed))
+            }
+            for item in chunk { history[Self.item(item.gtin, item.serial)] = [] }
+            for row in try session.rows(
+                """
+                SELECT id, gtin, serial, time, device, country, latitude, longitude FROM scan
+                WHERE (gtin, serial) IN (\(pairs)) AND time >= ? ORDER BY time, id
+                """, arguments + [since.sqlValue])
+            {
+                let record = "Scan #\((try? row.decode(Int64.self, forColumn: "id")).map(String.init) ?? "?")"
+                let gtin: String = try row.required("gtin", of: record)
+                let serial: String = try row.required("serial", of: record)
+                history[Self.item(gtin, serial), default: []].append(
+                    PriorScan(
+                        time: try row.required("time", of: record), device: try row.optional("device", of: record),
+                        country: try row.optional("country", of: record), latitude: try row.optional("latitude", of: record),
+                        longitude: try row.optional("longitude", of: record)))
+            }
+        }
+        historySince = since
+    }
+
+    /// Adds a scan this call saved to its item's history.
+    func saved(gtin: String, serial: String, _ scan: PriorScan) {
+        let item = Self.item(gtin, serial)
+        guard var scans = history[item] else { return }
+        let index = scans.lastIndex { $0.time <= scan.time }.map { $0 + 1 } ?? 0
+        scans.insert(scan, at: index)
+        history[item] = scans
     }
 
     func key(id: String) throws -> (key: BrandKey, brand: String)? {
@@ -720,10 +791,12 @@ final class CachedLookup<SQL: SQLAccess>: RegistryLookup, ScanHistoryLookup {
     }
 
     func serial(gtin: String, serial: String) throws -> SerialRecord? {
-        try lookup.serial(gtin: gtin, serial: serial)
+        if let known = serials[Self.item(gtin, serial)] { return known }
+        return try lookup.serial(gtin: gtin, serial: serial)
     }
 
     func priorScans(gtin: String, serial: String, since time: Double) throws -> [PriorScan] {
-        try lookup.priorScans(gtin: gtin, serial: serial, since: time)
+        if time >= historySince, let scans = history[Self.item(gtin, serial)] { return scans.filter { $0.time >= time } }
+        return try lookup.priorScans(gtin: gtin, serial: serial, since: time)
     }
 }
