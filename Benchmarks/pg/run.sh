@@ -6,7 +6,7 @@
 #      fresh databases each round, rounds interleaved, medians;
 #   2. history search over a synthetic history (pg-bench fill, then VACUUM ANALYZE): median ms of
 #      each query of `seer registry bench`'s set (pg-bench search).
-#   Benchmarks/pg/run.sh [--codes 20000] [--scans 1000000] [--rounds 3]
+#   Benchmarks/pg/run.sh [--codes 20000] [--scans 1000000] [--rounds 3]     (--scans 0: verify only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 codes=20000 scans=1000000 rounds=3
@@ -60,10 +60,13 @@ done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 m1=$(median "${one[@]}") m2=$(median "${two[@]}")
 
-psql -q "$url" -c "CREATE DATABASE bench_history" >/dev/null
-"$bench" fill --db "$server/bench_history" --scans "$scans"
-psql -q "$server/bench_history" -c "VACUUM ANALYZE scan" >/dev/null
-search=$("$bench" search --db "$server/bench_history")
+search=null
+if [[ "$scans" -gt 0 ]]; then
+  psql -q "$url" -c "CREATE DATABASE bench_history" >/dev/null
+  "$bench" fill --db "$server/bench_history" --scans "$scans"
+  psql -q "$server/bench_history" -c "VACUUM ANALYZE scan" >/dev/null
+  search=$("$bench" search --db "$server/bench_history")
+fi
 
-printf '{"codes": %d, "oneProcessCodesPerSecond": %.0f, "twoProcessesCodesPerSecond": %.0f, "speedup": %.2f, "rounds": %d,\n "history": %s}\n' \
-  "$codes" "$m1" "$m2" "$(echo "$m2 / $m1" | bc -l)" "$rounds" "$search"
+printf '{"codes": %d, "oneProcessCodesPerSecond": %.0f, "twoProcessesCodesPerSecond": %.0f, "speedup": %.2f, "rounds": %d,\n "loadAverage": "%s",\n "history": %s}\n' \
+  "$codes" "$m1" "$m2" "$(echo "$m2 / $m1" | bc -l)" "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)" "$search"
