@@ -257,32 +257,6 @@ public final class PostgresStore: SeerStore {
         return Int64(bitPattern: hash)
     }
 
-    /// Saves a scan and returns its id.
-    static func insert(_ scan: ScanRecord, session: PostgresSession, keepID: Bool = false) throws -> Int64 {
-        let reasons = String(decoding: try JSONEncoder().encode(scan.reasons.map(\.rawValue)), as: UTF8.self)
-        var columns = [
-            "time", "device", "mode", "sourceFile", "symbology", "payload", "format", "gtin", "serial", "lot", "expiry",
-            "productName", "brand", "category", "verdict", "reasons", "notes", "latitude", "longitude", "country", "batchID",
-        ]
-        var values: [DatabaseValue] = [
-            scan.time.sqlValue, scan.device.sqlValue, scan.mode.rawValue.sqlValue, scan.sourceFile.sqlValue, scan.symbology.sqlValue,
-            scan.payload.sqlValue, scan.format?.rawValue.sqlValue ?? .null, scan.gtin.sqlValue, scan.serial.sqlValue, scan.lot.sqlValue,
-            scan.expiry.sqlValue, scan.productName.sqlValue, scan.brand.sqlValue, scan.category.sqlValue, scan.verdict.rawValue.sqlValue,
-            reasons.sqlValue, scan.notes.sqlValue, scan.latitude.sqlValue, scan.longitude.sqlValue, scan.country.sqlValue,
-            scan.batchID.sqlValue,
-        ]
-        if keepID, let id = scan.id {
-            columns.insert("id", at: 0)
-            values.insert(id.sqlValue, at: 0)
-        }
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        let sql = "INSERT INTO scan(\(columns.joined(separator: ", "))) VALUES (\(placeholders)) RETURNING id"
-        guard let row = try session.rows(sql, values).first, let id = try? row.decode(Int64.self, forColumn: "id") else {
-            throw StoreError(code: "database", message: "A saved scan got no id.")
-        }
-        return id
-    }
-
     func verifyAll(
         _ inputs: [ScanInput], context: ScanContext, mode: ScanMode, verifier: Verifier, save: Bool, batchID: String?,
         progress: inout BatchProgress?, session: PostgresSession
@@ -299,6 +273,7 @@ public final class PostgresStore: SeerStore {
         var photos: [String: DuplicateTracker] = [:]
         var results: [Verification] = []
         results.reserveCapacity(inputs.count)
+        var records: [ScanRecord] = []
         for input in inputs {
             var duplicate: Reason?
             if progress != nil {
@@ -319,7 +294,7 @@ public final class PostgresStore: SeerStore {
             if save {
                 let record = ScanRecord(
                     result, context: context, mode: mode, sourceFile: input.sourceFile, symbology: input.symbology, batchID: batchID)
-                result.scanID = try Self.insert(record, session: session)
+                records.append(record)
                 if let gtin = record.gtin, let serial = record.serial {
                     lookup.saved(
                         gtin: gtin, serial: serial,
@@ -330,7 +305,43 @@ public final class PostgresStore: SeerStore {
             }
             results.append(result)
         }
+        // Saved at once; ids come in the order the rows were written.
+        let ids = try Self.insertReturningIDs(records, session: session)
+        for (index, id) in zip(results.indices.filter { _ in save }, ids) { results[index].scanID = id }
         return results
+    }
+
+    /// Saves scans in one statement a few hundred at a time; their new ids in the same order.
+    static func insertReturningIDs(_ scans: [ScanRecord], session: PostgresSession) throws -> [Int64] {
+        guard !scans.isEmpty else { return [] }
+        let columns = copiedTables.first { $0.table == "scan" }!.columns.dropFirst()
+        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let encoder = JSONEncoder()
+        var ids: [Int64] = []
+        ids.reserveCapacity(scans.count)
+        for start in stride(from: 0, to: scans.count, by: 500) {
+            let chunk = scans[start..<min(scans.count, start + 500)]
+            var arguments: [DatabaseValue] = []
+            arguments.reserveCapacity(chunk.count * columns.count)
+            for scan in chunk {
+                let reasons = String(decoding: try encoder.encode(scan.reasons.map(\.rawValue)), as: UTF8.self)
+                arguments += [
+                    scan.time.sqlValue, scan.device.sqlValue, scan.mode.rawValue.sqlValue, scan.sourceFile.sqlValue,
+                    scan.symbology.sqlValue, scan.payload.sqlValue, scan.format?.rawValue.sqlValue ?? .null, scan.gtin.sqlValue,
+                    scan.serial.sqlValue, scan.lot.sqlValue, scan.expiry.sqlValue, scan.productName.sqlValue, scan.brand.sqlValue,
+                    scan.category.sqlValue, scan.verdict.rawValue.sqlValue, reasons.sqlValue, scan.notes.sqlValue,
+                    scan.latitude.sqlValue, scan.longitude.sqlValue, scan.country.sqlValue, scan.batchID.sqlValue,
+                ]
+            }
+            let rows = try session.rows(
+                "INSERT INTO scan(\(columns.joined(separator: ", "))) VALUES "
+                    + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + " RETURNING id", arguments)
+            // One statement draws its ids from the sequence in the order it writes the rows.
+            let chunkIDs = try rows.map { row -> Int64 in try row.required("id", of: "A saved scan") }.sorted()
+            guard chunkIDs.count == chunk.count else { throw StoreError(code: "database", message: "Saved scans got no ids.") }
+            ids += chunkIDs
+        }
+        return ids
     }
 
     public func verify(
