@@ -19,7 +19,8 @@ struct SeerCommand: ParsableCommand {
         version: seerVersion,
         subcommands: [
             Info.self, Decode.self, Scan.self, Plate.self, Verify.self, History.self, Report.self, Stats.self, Registry.self,
-            User.self, ChargerCommand.self, DatabaseCommand.self,
+            User.self, ChargerCommand.self,
+            DatabaseCommand.self,
         ]
     )
 
