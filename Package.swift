@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -73,10 +74,13 @@ let package = Package(
             name: "SeerVerify",
             dependencies: ["SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
-        // The embedded store: one SQLite file through GRDB.
+        // The store: one SQLite file through GRDB (embedded), or a shared PostgreSQL through postgres-nio.
         .target(
             name: "SeerStore",
-            dependencies: ["SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings),
         // QR Code encoder for demo and test codes.
         .target(
@@ -148,6 +152,13 @@ let package = Package(
             name: "plate-bench",
             dependencies: ["Seer", "SeerPlate"],
             path: "Benchmarks/plates",
+            swiftSettings: swiftSettings),
+        // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
+        .executableTarget(
+            name: "pg-bench",
+            dependencies: ["Seer"],
+            path: "Benchmarks/pg",
+            exclude: ["run.sh"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "soak-bench",

@@ -23,6 +23,13 @@ extension Engine {
         try SQLiteStore(path: path ?? defaultStorePath())
     }
 
+    /// Connects to the PostgreSQL database at `url` and migrates it.
+    func openPostgres(url: String) throws -> PostgresStore {
+        let store = try PostgresStore(url: url, logger: logger)
+        logger.debug("store opened", metadata: ["postgres": "\(store.location)"])
+        return store
+    }
+
     /// The engine's store (``Configuration/store``), opened on first use and kept.
     /// - Throws: ``StoreError`` when it cannot be opened.
     public func store() throws -> any SeerStore {
@@ -30,6 +37,10 @@ extension Engine {
             if let store { return store }
             let made: any SeerStore
             switch configuration.store {
+            case .sqlite(let path?) where PostgresLocation.isURL(path):
+                made = try openPostgres(url: path)
+            case .postgres(let url):
+                made = try openPostgres(url: url)
             case .sqlite(let path):
                 let store = try openStore(path: path)
                 logger.debug("store opened", metadata: ["path": "\(store.path)", "readOnly": "\(store.isReadOnly)"])

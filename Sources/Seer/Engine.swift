@@ -72,10 +72,21 @@ public final class Engine: Sendable {
 
     /// Where an engine's store is.
     public enum StoreLocation: Sendable {
-        /// A SQLite file; nil for ``defaultStorePath(environment:)``.
+        /// A SQLite file; nil for ``defaultStorePath(environment:)``. A `postgres://` URL given here
+        /// (as `--db` takes either) is a ``postgres(url:)`` location.
         case sqlite(path: String? = nil)
+        /// A PostgreSQL database shared by any number of processes: `postgres://user@host:port/database`
+        /// (see ``PostgresLocation``).
+        case postgres(url: String)
         /// A store the caller made (another implementation of ``SeerStore``, or one shared between engines).
         case provided(any SeerStore)
+
+        /// The location `--db` (or `SEER_DB`) names: a `postgres://` URL, else a SQLite file's path
+        /// (nil for the default file).
+        public static func named(_ text: String?) -> StoreLocation {
+            guard let text, !text.isEmpty else { return .sqlite() }
+            return PostgresLocation.isURL(text) ? .postgres(url: text) : .sqlite(path: text)
+        }
     }
 
     /// The configuration this engine was made with.

@@ -1,11 +1,10 @@
 import Crypto
 import Foundation
-import GRDB
 import SeerVerify
 
 /// Validates registry files and writes them inside the caller's transaction; the first error aborts it.
 struct RegistryImporter {
-    let db: Database
+    let db: any SQLAccess
     let files: [(name: String, file: RegistryFile)]
 
     func fail(_ file: String, _ record: String, _ field: String?, _ message: String) -> ImportError {
@@ -68,11 +67,11 @@ struct RegistryImporter {
                 if brand.id.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "id", "empty") }
                 if brand.name.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "name", "empty") }
                 try db.execute(
-                    sql: """
+                    """
                         INSERT INTO brand(id, name, requiresSignature) VALUES (?, ?, ?)
                         ON CONFLICT(id) DO UPDATE SET name = excluded.name, requiresSignature = excluded.requiresSignature
                         """,
-                    arguments: [brand.id, brand.name, brand.requiresSignature])
+                    [brand.id.sqlValue, brand.name.sqlValue, brand.requiresSignature.sqlValue])
                 summary.brands += 1
                 for (keyIndex, key) in brand.keys.enumerated() {
                     let field = "keys[\(keyIndex)]"
@@ -82,18 +81,18 @@ struct RegistryImporter {
                     }
                     kids[key.kid] = brand.id
                     if let problem = Self.checkPublicKey(key) { throw fail(name, record, field + ".publicKey", problem) }
-                    if let owner = try String.fetchOne(db, sql: "SELECT brand FROM brandKey WHERE kid = ?", arguments: [key.kid]),
+                    if let owner = try db.row("SELECT brand FROM brandKey WHERE kid = ?", [key.kid.sqlValue]).flatMap({ try? $0.decode(String.self, forColumn: "brand") }),
                         owner != brand.id
                     {
                         throw fail(name, record, field + ".kid", "key id \(key.kid) already belongs to brand \(owner)")
                     }
                     try db.execute(
-                        sql: """
+                    """
                             INSERT INTO brandKey(kid, brand, algorithm, publicKey, status) VALUES (?, ?, ?, ?, ?)
                             ON CONFLICT(kid) DO UPDATE SET algorithm = excluded.algorithm,
                                 publicKey = excluded.publicKey, status = excluded.status
                             """,
-                        arguments: [key.kid, brand.id, key.algorithm.rawValue, key.publicKey, key.status.rawValue])
+                    [key.kid.sqlValue, brand.id.sqlValue, key.algorithm.rawValue.sqlValue, key.publicKey.sqlValue, key.status.rawValue.sqlValue])
                     summary.keys += 1
                 }
             }
@@ -114,7 +113,7 @@ struct RegistryImporter {
                 if product.name.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "name", "empty") }
                 if product.category.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(name, record, "category", "empty") }
                 if !brandsInFiles.contains(product.brand),
-                    try Bool.fetchOne(db, sql: "SELECT 1 FROM brand WHERE id = ?", arguments: [product.brand]) != true
+                    !(try db.exists("SELECT 1 FROM brand WHERE id = ?", [product.brand.sqlValue]))
                 {
                     throw fail(name, record, "brand", "no brand '\(product.brand)' in these files or the store")
                 }
@@ -123,12 +122,12 @@ struct RegistryImporter {
                     throw fail(name, record, "markets[\(marketIndex)]", "'\(market)' is not an ISO 3166-1 alpha-2 code (e.g. DE)")
                 }
                 try db.execute(
-                    sql: """
+                    """
                         INSERT INTO product(gtin, name, brand, category, markets) VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT(gtin) DO UPDATE SET name = excluded.name, brand = excluded.brand,
                             category = excluded.category, markets = excluded.markets
                         """,
-                    arguments: [gtin, product.name, product.brand, product.category, product.markets.joined(separator: ",")])
+                    [gtin.sqlValue, product.name.sqlValue, product.brand.sqlValue, product.category.sqlValue, product.markets.joined(separator: ",").sqlValue])
                 summary.products += 1
             }
         }
@@ -146,7 +145,7 @@ struct RegistryImporter {
                 case .failure(let issue): throw fail(name, record, "gtin", issue.message)
                 }
                 if !gtinsInFiles.contains(gtin),
-                    try Bool.fetchOne(db, sql: "SELECT 1 FROM product WHERE gtin = ?", arguments: [gtin]) != true
+                    !(try db.exists("SELECT 1 FROM product WHERE gtin = ?", [gtin.sqlValue]))
                 {
                     throw fail(name, record, "gtin", "no product \(gtin) in these files or the store")
                 }
@@ -154,11 +153,11 @@ struct RegistryImporter {
                     throw fail(name, record, "serial", "a serial (AI 21) has 1–20 characters")
                 }
                 try db.execute(
-                    sql: """
+                    """
                         INSERT INTO serial(gtin, serial, status) VALUES (?, ?, ?)
                         ON CONFLICT(gtin, serial) DO UPDATE SET status = excluded.status
                         """,
-                    arguments: [gtin, serial.serial, serial.status.rawValue])
+                    [gtin.sqlValue, serial.serial.sqlValue, serial.status.rawValue.sqlValue])
                 summary.serials += 1
             }
         }
@@ -172,12 +171,12 @@ struct RegistryImporter {
                 if let (field, message) = OwnerCheck.problem(user) { throw fail(name, record, field, message) }
                 let plate = PlateText.canonical(user.plate)
                 try db.execute(
-                    sql: """
+                    """
                         INSERT INTO plateOwner(id, name, email, plate, canonicalPlate, region) VALUES (?, ?, ?, ?, ?, ?)
                         ON CONFLICT(id) DO UPDATE SET name = excluded.name, email = excluded.email, plate = excluded.plate,
                             canonicalPlate = excluded.canonicalPlate, region = excluded.region
                         """,
-                    arguments: [user.id, user.name, user.email, user.plate, plate, user.country.rawValue])
+                    [user.id.sqlValue, user.name.sqlValue, user.email.sqlValue, user.plate.sqlValue, plate.sqlValue, user.country.rawValue.sqlValue])
                 summary.users += 1
             }
         }
@@ -192,12 +191,12 @@ struct RegistryImporter {
                 if charger.serial.isEmpty { throw fail(name, record, "serial", "empty") }
                 if charger.location.isEmpty { throw fail(name, record, "location", "empty") }
                 try db.execute(
-                    sql: """
+                    """
                         INSERT INTO charger(id, serial, location, status) VALUES (?, ?, ?, ?)
                         ON CONFLICT(id) DO UPDATE SET serial = excluded.serial, location = excluded.location,
                             status = excluded.status
                         """,
-                    arguments: [charger.id, charger.serial, charger.location, charger.status.rawValue])
+                    [charger.id.sqlValue, charger.serial.sqlValue, charger.location.sqlValue, charger.status.rawValue.sqlValue])
                 summary.chargers += 1
             }
         }

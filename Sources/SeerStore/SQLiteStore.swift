@@ -705,12 +705,11 @@ extension Row {
 
 /// Registry and history reads inside one database access, with cached statements. A damaged row is
 /// a ``StoreError`` `damagedRow` naming it.
-struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
-    let db: Database
+struct DatabaseLookup<SQL: SQLAccess>: RegistryLookup, ScanHistoryLookup, PlateDirectory {
+    let db: SQL
 
     func key(id: String) throws -> (key: BrandKey, brand: String)? {
-        let statement = try db.cachedStatement(sql: "SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE kid = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
+        guard let row = try db.row("SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE kid = ?", [id.sqlValue]) else { return nil }
         return (try Self.brandKey(row), try row.required("brand", of: "Key \(id)"))
     }
 
@@ -726,12 +725,9 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
     }
 
     func brand(id: String) throws -> Brand? {
-        let statement = try db.cachedStatement(sql: "SELECT id, name, requiresSignature FROM brand WHERE id = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
-        let keys = try Row.fetchAll(
-            try db.cachedStatement(sql: "SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE brand = ?"),
-            arguments: [id]
-        ).map(Self.brandKey)
+        guard let row = try db.row("SELECT id, name, requiresSignature FROM brand WHERE id = ?", [id.sqlValue]) else { return nil }
+        let keys = try db.rows("SELECT kid, brand, algorithm, publicKey, status FROM brandKey WHERE brand = ? ORDER BY kid", [id.sqlValue])
+            .map { try Self.brandKey($0) }
         let record = "Brand \(id)"
         return Brand(
             id: id, name: try row.required("name", of: record), requiresSignature: try row.optional("requiresSignature", of: record),
@@ -739,8 +735,7 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
     }
 
     func product(gtin: String) throws -> Product? {
-        let statement = try db.cachedStatement(sql: "SELECT gtin, name, brand, category, markets FROM product WHERE gtin = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [gtin]) else { return nil }
+        guard let row = try db.row("SELECT gtin, name, brand, category, markets FROM product WHERE gtin = ?", [gtin.sqlValue]) else { return nil }
         let record = "Product \(gtin)"
         let markets = (try row.required("markets", of: record) as String).split(separator: ",").map(String.init)
         return Product(
@@ -749,8 +744,7 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
     }
 
     func serial(gtin: String, serial: String) throws -> SerialRecord? {
-        let statement = try db.cachedStatement(sql: "SELECT status FROM serial WHERE gtin = ? AND serial = ?")
-        guard let row = try Row.fetchOne(statement, arguments: [gtin, serial]) else { return nil }
+        guard let row = try db.row("SELECT status FROM serial WHERE gtin = ? AND serial = ?", [gtin.sqlValue, serial.sqlValue]) else { return nil }
         let status: String = try row.required("status", of: "Serial \(serial)")
         guard let parsed = SerialStatus(rawValue: status) else {
             throw StoreError(code: "damagedRow", message: "Serial \(serial) in the database is damaged: its status '\(status.prefix(40))' is unknown.")
@@ -759,9 +753,8 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
     }
 
     func priorScans(gtin: String, serial: String, since time: Double) throws -> [PriorScan] {
-        let statement = try db.cachedStatement(
-            sql: "SELECT id, time, device, country, latitude, longitude FROM scan WHERE gtin = ? AND serial = ? AND time >= ? ORDER BY time")
-        return try Row.fetchAll(statement, arguments: [gtin, serial, time]).map { row in
+        let sql = "SELECT id, time, device, country, latitude, longitude FROM scan WHERE gtin = ? AND serial = ? AND time >= ? ORDER BY time, id"
+        return try db.rows(sql, [gtin.sqlValue, serial.sqlValue, time.sqlValue]).map { row in
             let record = "Scan #\((try? row.decode(Int64.self, forColumn: "id")).map(String.init) ?? "?")"
             return PriorScan(
                 time: try row.required("time", of: record), device: try row.optional("device", of: record),
@@ -777,13 +770,13 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
         for start in stride(from: 0, to: plates.count, by: 500) {
             let chunk = Array(plates[start..<min(plates.count, start + 500)])
             var sql = "SELECT canonicalPlate, id FROM plateOwner WHERE canonicalPlate IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))"
-            var arguments = StatementArguments(chunk)
+            var arguments = chunk.map(\.sqlValue)
             if let country {
                 sql += " AND region = ?"
-                _ = arguments.append(contentsOf: [country.rawValue])
+                arguments.append(country.rawValue.sqlValue)
             }
             sql += " ORDER BY id"
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+            for row in try db.rows(sql, arguments) {
                 guard let plate = try? row.decode(String.self, forColumn: "canonicalPlate"), let id = try? row.decode(String.self, forColumn: "id")
                 else { throw StoreError(code: "damagedRow", message: "A registered plate owner in the database is damaged.") }
                 result[plate, default: []].append(id)
@@ -793,7 +786,7 @@ struct DatabaseLookup: RegistryLookup, ScanHistoryLookup, PlateDirectory {
     }
 
     func charger(id: String) throws -> Charger? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM charger WHERE id = ?", arguments: [id]) else { return nil }
+        guard let row = try db.row("SELECT * FROM charger WHERE id = ?", [id.sqlValue]) else { return nil }
         let record = "Charger \(id)"
         guard let status = ChargerStatus(rawValue: try row.required("status", of: record)) else {
             throw StoreError(code: "damagedRow", message: "\(record) in the database is damaged: its status is unknown.")

@@ -21,8 +21,8 @@ public struct ScanInput: Sendable, Equatable {
     }
 }
 
-/// The store Seer keeps registry and history in. ``SQLiteStore`` is the embedded implementation; a
-/// server database can implement the same protocol.
+/// The store Seer keeps registry and history in. ``SQLiteStore`` is the embedded implementation;
+/// ``PostgresStore`` the shared one, for several processes or machines on one database.
 ///
 /// Every method reports failure as a ``StoreError`` (or an ``ImportError`` for a refused import),
 /// whatever the database holds: a damaged row is an error naming the row, never a crash.

@@ -14,10 +14,18 @@ struct FormatOption: ParsableArguments {
     var format: OutputFormat = .text
 }
 
-/// `--db PATH`, shared by every command that uses the store.
+/// `--db PATH|URL`, shared by every command that uses the store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The database file (default: $XDG_DATA_HOME/seer/seer.sqlite or ~/.local/share/seer/seer.sqlite).")
+    @Option(
+        name: .long,
+        help: "The database: a SQLite file, or a PostgreSQL URL postgres://user@host:port/database (default: $SEER_DB, else $XDG_DATA_HOME/seer/seer.sqlite or ~/.local/share/seer/seer.sqlite).")
     var db: String?
+}
+
+/// The store `--db` (or `SEER_DB`) names, for messages: a URL without its password, or the file.
+func storeName(_ db: String?) -> String {
+    let named = db ?? ProcessInfo.processInfo.environment["SEER_DB"] ?? defaultStorePath()
+    return PostgresLocation.isURL(named) ? ((try? PostgresLocation(url: named))?.description ?? "a PostgreSQL database") : named
 }
 
 /// `--jobs N`, shared by every command that reads photos.
@@ -62,7 +70,7 @@ enum EngineFactory {
     static func make(db: String? = nil, _ configure: (inout Engine.Configuration) -> Void = { _ in }) -> Engine {
         var configuration = Engine.Configuration()
         if let prefix = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"], !prefix.isEmpty { configuration.tessdata = prefix }
-        configuration.store = .sqlite(path: db)
+        configuration.store = .named(db ?? ProcessInfo.processInfo.environment["SEER_DB"])
         configuration.logger = Logger(label: "seer")
         configure(&configuration)
         return Engine(configuration: configuration)

@@ -61,7 +61,7 @@ struct RegistryImport: ParsableCommand {
             case .text:
                 Console.out(
                     "imported \(summary.brands) brands, \(summary.keys) keys, \(summary.products) products, "
-                        + "\(summary.serials) serials, \(summary.users) users, \(summary.chargers) chargers from \(summary.files) files into \(store.db ?? defaultStorePath())")
+                        + "\(summary.serials) serials, \(summary.users) users, \(summary.chargers) chargers from \(summary.files) files into \(storeName(store.db))")
             }
         } catch {
             Failures.exit(error, file: "", format: format)

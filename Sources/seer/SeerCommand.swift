@@ -20,7 +20,7 @@ struct SeerCommand: ParsableCommand {
         subcommands: [
             Info.self, Decode.self, Scan.self, BenchCommand.self, Plate.self, Verify.self, History.self, Report.self, Stats.self, Registry.self,
             User.self, ChargerCommand.self,
-            Serve.self, APIKeyCommand.self,
+            Serve.self, APIKeyCommand.self, DatabaseCommand.self,
         ]
     )
 

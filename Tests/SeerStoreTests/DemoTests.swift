@@ -6,8 +6,8 @@ import Testing
 @Suite struct DemoTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test func demoCodesGetTheirExpectedAnswers() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func demoCodesGetTheirExpectedAnswers(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         let files = try VerifyDemo.registryFiles()
         let encoder = JSONEncoder()
         _ = try temporary.store.importRegistry(try files.map { ($0.name, try encoder.encode($0.file)) })
@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func plateMessagesThroughTheEngine() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func plateMessagesThroughTheEngine(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         _ = try temporary.store.importRegistry(try VerifyDemo.registryFiles().map { ($0.name, try JSONEncoder().encode($0.file)) })
         let engine = Engine()
         #expect(try engine.sendPlateMessage(to: "ab12 cde", preset: "blocking", at: 1, store: temporary.store) == DeliveryReceipt())
@@ -57,8 +57,8 @@ import Testing
 
 /// Every reason and every verdict comes out of verification against a real database file.
 @Suite struct EveryReasonTests {
-    @Test func everyReasonAndVerdictThroughSQLite() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func everyReasonAndVerdictInTheStore(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         _ = try temporary.store.importRegistry(try VerifyDemo.registryFiles().map { ($0.name, try JSONEncoder().encode($0.file)) })
         let engine = Engine()
         var results: [Verification] = []

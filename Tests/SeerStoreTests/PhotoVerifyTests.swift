@@ -8,8 +8,8 @@ import Testing
     static let products = DemoTests.repository.appendingPathComponent("TestImages/products")
     static let plates = DemoTests.repository.appendingPathComponent("TestImages/plates")
 
-    static func demoStore() throws -> TemporaryStore {
-        let temporary = try TemporaryStore()
+    static func demoStore(_ kind: StoreKind = .sqlite) throws -> TemporaryStore {
+        let temporary = try TemporaryStore(kind)
         _ = try temporary.store.importRegistry(try VerifyDemo.registryFiles().map { ($0.name, try JSONEncoder().encode($0.file)) })
         return temporary
     }
@@ -18,8 +18,8 @@ import Testing
         try JSONDecoder().decode([VerifyDemo.Code].self, from: Data(contentsOf: products.appendingPathComponent("codes.json")))
     }
 
-    @Test func everyDemoPhotoReadsToItsPayloadAndGetsItsVerdict() throws {
-        let temporary = try Self.demoStore()
+    @Test(arguments: StoreKind.testable) func everyDemoPhotoReadsToItsPayloadAndGetsItsVerdict(_ kind: StoreKind) throws {
+        let temporary = try Self.demoStore(kind)
         let engine = Engine()
         let codes = try Self.listedCodes().filter { $0.kind == "product" }
         try #require(codes.count == 16)
@@ -106,8 +106,8 @@ import Testing
         #expect(results[1].reasons.first == .duplicateInPhoto)
     }
 
-    @Test func scanAnswersCodesAndRecordsThem() throws {
-        let temporary = try Self.demoStore()
+    @Test(arguments: StoreKind.testable) func scanAnswersCodesAndRecordsThem(_ kind: StoreKind) throws {
+        let temporary = try Self.demoStore(kind)
         let engine = Engine()
         let context = ScanContext(device: "phone-1", country: "DE")
         let product = try engine.scan(

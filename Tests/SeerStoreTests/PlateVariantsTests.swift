@@ -31,8 +31,8 @@ import Testing
         #expect(provider.variants(of: "8OB123", region: .br) == generic.variants(of: "8OB123", region: .br))
     }
 
-    @Test func theEngineResolvesThroughTheGrammar() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func theEngineResolvesThroughTheGrammar(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         _ = try temporary.store.importRegistry(try VerifyDemo.registryFiles().map { ($0.name, try JSONEncoder().encode($0.file)) })
         // One swap from the reading A812CDE each: a valid UK plate, and a text no UK format allows.
         _ = try temporary.store.importRegistry([

@@ -3,19 +3,6 @@ import SeerStore
 import SeerVerify
 import Testing
 
-/// A fresh database file in a temporary directory, removed afterwards.
-final class TemporaryStore {
-    let directory: String
-    let store: SQLiteStore
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seer-store-\(UUID().uuidString)").path
-        store = try SQLiteStore(path: directory + "/nested/seer.sqlite")
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
-}
-
 enum Data1 {
     static let serum = "09506000134352"
     static let pads = "09506000134376"
@@ -58,19 +45,19 @@ enum Data1 {
 }
 
 @Suite struct StoreTests {
-    func imported() throws -> TemporaryStore {
-        let temporary = try TemporaryStore()
+    func imported(_ kind: StoreKind) throws -> TemporaryStore {
+        let temporary = try TemporaryStore(kind)
         _ = try temporary.store.importRegistry([("registry.json", try Data1.json(Data1.registry))])
         return temporary
     }
 
     @Test func opensOneWALFileWithNamedMigrations() throws {
-        let temporary = try TemporaryStore()
-        #expect(FileManager.default.fileExists(atPath: temporary.store.path))
-        #expect(try temporary.store.journalMode() == "wal")
-        #expect(try temporary.store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches"])
+        let temporary = try TemporaryStore(.sqlite)
+        #expect(FileManager.default.fileExists(atPath: temporary.sqlite.path))
+        #expect(try temporary.sqlite.journalMode() == "wal")
+        #expect(try temporary.sqlite.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches"])
         // Reopening migrates nothing again.
-        let again = try SQLiteStore(path: temporary.store.path)
+        let again = try SQLiteStore(path: temporary.sqlite.path)
         #expect(try again.appliedMigrations().count == 6)
     }
 
@@ -79,8 +66,8 @@ enum Data1 {
         #expect(defaultStorePath(environment: ["HOME": "/h"]) == "/h/.local/share/seer/seer.sqlite")
     }
 
-    @Test func importCountsEveryKind() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func importCountsEveryKind(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         let summary = try temporary.store.importRegistry([("registry.json", try Data1.json(Data1.registry))])
         #expect(summary == ImportSummary(files: 1, brands: 2, keys: 3, products: 2, serials: 23, users: 3, chargers: 9))
         // Importing again updates in place.
@@ -88,7 +75,7 @@ enum Data1 {
         #expect(try temporary.store.charger(id: "100001")?.status == .available)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.testable, [
         (#"{"products":[{"gtin":"09506000134353","name":"x","brand":"acme","category":"c","markets":[]}]}"#, "products[0]", "gtin"),
         (#"{"products":[{"gtin":"09506000134352","name":"x","brand":"nobody","category":"c","markets":[]}]}"#, "products[0]", "brand"),
         (#"{"products":[{"gtin":"09506000134352","brand":"acme","category":"c","markets":[]}]}"#, "products[0]", "name"),
@@ -101,8 +88,9 @@ enum Data1 {
         (#"{"chargers":[{"id":"12345","serial":"s","location":"l","status":"Available"}]}"#, "chargers[0]", "id"),
         (#"{"chargers":[{"id":"123456","serial":"s","location":"l","status":"Broken"}]}"#, "chargers[0]", "status"),
     ])
-    func importErrorsNameFileRecordAndField(_ json: String, _ record: String, _ field: String) throws {
-        let temporary = try imported()
+    func importErrorsNameFileRecordAndField(_ kind: StoreKind, _ bad: (json: String, record: String, field: String)) throws {
+        let (json, record, field) = bad
+        let temporary = try imported(kind)
         #expect {
             _ = try temporary.store.importRegistry([("good.json", try Data1.json(RegistryFile(chargers: [
                 Charger(id: "999999", serial: "new", location: "new", status: .available),
@@ -115,8 +103,8 @@ enum Data1 {
         #expect(try temporary.store.charger(id: "999999") == nil)
     }
 
-    @Test func brokenJSONNamesTheFile() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func brokenJSONNamesTheFile(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         do {
             _ = try temporary.store.importRegistry([("broken.json", Data("{\"products\": [".utf8))])
             Issue.record("accepted broken JSON")
@@ -126,8 +114,8 @@ enum Data1 {
         }
     }
 
-    @Test func verifiesEveryVerdictAgainstTheDatabase() throws {
-        let temporary = try imported()
+    @Test(arguments: StoreKind.testable) func verifiesEveryVerdictAgainstTheDatabase(_ kind: StoreKind) throws {
+        let temporary = try imported(kind)
         let inputs = [
             try Data1.link(Data1.serum, "S1"), try Data1.link(Data1.serum, "S2", Data1.acmeOld), try Data1.link(Data1.serum, "R1"),
             "https://example.com/", try Data1.link(Data1.serum, "D1"), try Data1.link(Data1.serum, "S3", Data1.globex),
@@ -141,8 +129,8 @@ enum Data1 {
         #expect(first.productName == "Radiance Serum" && first.category == "cosmetics" && first.verdict == .authentic && first.serial == "S1")
     }
 
-    @Test func batchFlagsDuplicatesAndHistoryFeedsCloneSignals() throws {
-        let temporary = try imported()
+    @Test(arguments: StoreKind.testable) func batchFlagsDuplicatesAndHistoryFeedsCloneSignals(_ kind: StoreKind) throws {
+        let temporary = try imported(kind)
         let payload = try Data1.link(Data1.serum, "S5")
         let inputs = [payload, try Data1.link(Data1.serum, "S6"), payload].map { ScanInput(payload: $0, sourceFile: nil) }
         let results = try temporary.store.verify(inputs, context: ScanContext(time: 1_800_000_000, device: "d"), mode: .batch, verifier: Verifier(), save: true)
@@ -173,8 +161,8 @@ enum Data1 {
         #expect(travel[0].reasons.contains(.impossibleTravel))
     }
 
-    func seededHistory() throws -> (TemporaryStore, Double) {
-        let temporary = try imported()
+    func seededHistory(_ kind: StoreKind) throws -> (TemporaryStore, Double) {
+        let temporary = try imported(kind)
         let now = 1_800_000_000.0
         // Ages: 1 hour, 3 days, 20 days, 90 days; each an authentic serum, a counterfeit serum and an authentic pad.
         for (index, age) in ([3600, 3 * 86_400, 20 * 86_400, 90 * 86_400] as [Double]).enumerated() {
@@ -189,8 +177,8 @@ enum Data1 {
         return (temporary, now)
     }
 
-    @Test func historyFilters() throws {
-        let (temporary, now) = try seededHistory()
+    @Test(arguments: StoreKind.testable) func historyFilters(_ kind: StoreKind) throws {
+        let (temporary, now) = try seededHistory(kind)
         let store = temporary.store
         func count(_ query: HistoryQuery) throws -> Int { try store.history(query).scans.count }
         #expect(try count(HistoryQuery(limit: 100, now: now)) == 12)
@@ -208,8 +196,8 @@ enum Data1 {
         #expect(try count(HistoryQuery(period: .all, limit: 100, now: now)) == 12)
     }
 
-    @Test func paginationNewestFirst() throws {
-        let (temporary, now) = try seededHistory()
+    @Test(arguments: StoreKind.testable) func paginationNewestFirst(_ kind: StoreKind) throws {
+        let (temporary, now) = try seededHistory(kind)
         var seen: [Int64] = []
         var offset = 0
         while true {
@@ -221,8 +209,8 @@ enum Data1 {
         #expect(seen.count == 12 && seen == seen.sorted(by: >))
     }
 
-    @Test func fullTextSearchWithPrefixesOverEveryField() throws {
-        let (temporary, now) = try seededHistory()
+    @Test(arguments: StoreKind.testable) func fullTextSearchWithPrefixesOverEveryField(_ kind: StoreKind) throws {
+        let (temporary, now) = try seededHistory(kind)
         let store = temporary.store
         func search(_ text: String) throws -> [ScanRecord] { try store.history(HistoryQuery(search: text, limit: 100, now: now)).scans }
         #expect(try search("radia").count == 8, "product name prefix")
@@ -241,15 +229,15 @@ enum Data1 {
         #expect(try store.suggestions(prefix: "s1", limit: 10).contains("s12"))
     }
 
-    @Test func recentSearchesAreDeduplicatedMostRecentFirst() throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreKind.testable) func recentSearchesAreDeduplicatedMostRecentFirst(_ kind: StoreKind) throws {
+        let temporary = try TemporaryStore(kind)
         for text in ["serum", "brake", "serum", " pads ", "brake"] { try temporary.store.rememberSearch(text) }
         #expect(try temporary.store.recentSearches(limit: 10) == ["brake", "pads", "serum"])
         #expect(try temporary.store.recentSearches(limit: 2) == ["brake", "pads"])
     }
 
-    @Test func statisticsByVerdictCategoryAndDay() throws {
-        let (temporary, now) = try seededHistory()
+    @Test(arguments: StoreKind.testable) func statisticsByVerdictCategoryAndDay(_ kind: StoreKind) throws {
+        let (temporary, now) = try seededHistory(kind)
         let stats = try temporary.store.statistics(HistoryQuery(now: now))
         #expect(stats.total == 12)
         #expect(stats.byVerdict == [.init(key: "authentic", count: 8), .init(key: "counterfeit", count: 4)])
@@ -262,8 +250,8 @@ enum Data1 {
         #expect(searched.total == 4 && searched.byCategory == [.init(key: "autoparts", count: 4)])
     }
 
-    @Test func platesResolveThroughTheDatabase() throws {
-        let temporary = try imported()
+    @Test(arguments: StoreKind.testable) func platesResolveThroughTheDatabase(_ kind: StoreKind) throws {
+        let temporary = try imported(kind)
         let resolver = PlateResolver()
         let exact = try temporary.store.resolvePlate("ab12cde", country: nil, region: nil, candidates: [], resolver: resolver)
         #expect(exact == PlateResolution(status: .resolved, recipient: "r-ab12", plate: "AB12CDE"))
@@ -278,8 +266,8 @@ enum Data1 {
         #expect(!json.contains("Ann") && !json.contains("@"))
     }
 
-    @Test func messagesLandInTheRecipientsInbox() throws {
-        let temporary = try imported()
+    @Test(arguments: StoreKind.testable) func messagesLandInTheRecipientsInbox(_ kind: StoreKind) throws {
+        let temporary = try imported(kind)
         let receipt = try temporary.store.deliver(text: "Your lights are on.", preset: "lights", to: "r-ab12", at: 1_800_000_000)
         #expect(receipt == DeliveryReceipt())
         _ = try temporary.store.deliver(text: "Thanks", preset: nil, to: "r-ab12", at: 1_800_000_100)
@@ -289,8 +277,8 @@ enum Data1 {
         #expect(throws: StoreError.self) { try temporary.store.deliver(text: "x", preset: nil, to: "r-nobody", at: 0) }
     }
 
-    @Test func chargersGiveTheirAction() throws {
-        let temporary = try imported()
+    @Test(arguments: StoreKind.testable) func chargersGiveTheirAction(_ kind: StoreKind) throws {
+        let temporary = try imported(kind)
         for (offset, status) in ChargerStatus.allCases.enumerated() {
             let id = String(100_001 + offset)
             let resolution = ChargerResolution(chargerID: id, charger: try temporary.store.charger(id: id))
