@@ -36,6 +36,11 @@ struct ReadSession {
     var levels: [CodeLevel: (image: GrayImage, scale: (Double, Double))] = [:]
     /// The locator pass running looks for light-on-dark codes.
     var inverted = false
+    /// zbar scans made so far, by image size and filter: a level that is the same image as another
+    /// (the reduced level of a photo already under 1024 pixels is the full one) is not scanned twice.
+    var zbarScans: Set<String> = []
+    /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
+    var barsSeen: Bool?
     var wantsQR: Bool { options.symbologies.contains(.qr) }
     var wantsLinear: Bool { options.symbologies.contains { $0 != .qr } }
 
@@ -83,6 +88,10 @@ struct ReadSession {
             case .unexplained: if !isUnexplained(before: pass) { continue }
             case .nothingRead: if !found.isEmpty { continue }
             }
+            if when != .always, case .zbar = pass, !worthFallbackScan() {
+                if debug { debugLog("skip \(pass): no bars and no finder patterns") }
+                continue
+            }
             if debug { debugLog("pass \(pass)") }
             run(pass)
         }
@@ -113,10 +122,25 @@ struct ReadSession {
             inverted = false
         case .zbar(let level, let filter):
             guard let (image, scale) = self.level(level) else { return }
+            guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
             zbarPass(self.filter(image, filter), scale: scale, filter: filter)
             inverted = false
         }
+    }
+
+    /// Whether a zbar pass that runs only when the first passes fell short is worth its time. When
+    /// linear codes are asked for and nothing is read yet, it is not when the photo shows neither a
+    /// patch of bars (``BarEvidence``, on the reduced level) nor a QR Code's finder patterns: such
+    /// passes cost most of the time of a photo that holds no code. QR-only reads are not gated.
+    mutating func worthFallbackScan() -> Bool {
+        guard wantsLinear, found.isEmpty, finders.isEmpty else { return true }
+        if let barsSeen { return barsSeen }
+        guard let (image, _) = level(.reduced) else { return true }
+        let seen = BarEvidence.mayHoldBars(image)
+        if debug { debugLog("bar evidence on \(image.width)x\(image.height): \(seen)") }
+        barsSeen = seen
+        return seen
     }
 
     /// Whether the photo still holds something to read before `pass`: nothing read yet, strong finder

@@ -1,0 +1,136 @@
+import SeerImage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether an image shows anything like a linear barcode: a patch of parallel edges, many of them,
+/// all running one way. The reader asks before its fallback passes for linear codes (a grey level
+/// thresholded, binarised, stretched or enlarged and scanned whole by zbar), which cost most of the
+/// time of a photo that holds no code: where no patch of bars is seen, they cannot read one.
+///
+/// The image is cut into square cells. In each, the structure tensor of the grey-level gradient
+/// gives the dominant edge direction and how coherent the edges are (1: all parallel; text, foliage
+/// and noise, which run every way, stay well below); a profile across the edges through the cell
+/// counts how many there are (a barcode's bars give several a cell; the edge of a sign, a shelf or a
+/// shadow gives one). Cells that pass are candidates; a candidate patch is at least eight touching
+/// cells with about the same direction. Contrast does not enter beyond a floor: a faint or blurred
+/// barcode's bars are as coherent as a crisp one's.
+enum BarEvidence {
+    /// The thresholds; the defaults are set loose, so that every photo of the project's benchmark set
+    /// whose code the fallback passes read still passes (a photo let through only costs time).
+    struct Limits: Sendable {
+        /// Least coherence of a cell's edges (0–1).
+        var coherence = 0.55
+        /// Least number of light–dark alternations across a cell's edges, over four cell lengths
+        /// (DataBar's elements are up to eight modules wide).
+        var transitions = 4
+        /// Least grey-level range within the profile across the edges.
+        var contrast = 16
+        /// Least touching cells of one direction in a patch. Text and a QR Code's modules give
+        /// patches of up to about seven cells where edges happen to line up; the barcodes of the
+        /// benchmark photos that are read give eleven or more.
+        var cells = 8
+    }
+
+    /// The patches found, as (cells, direction of the edges' normal in radians, 0–π).
+    static func patches(in image: GrayImage, limits: Limits = Limits()) -> [(cells: Int, angle: Double)] {
+        let w = image.width, h = image.height
+        let cell = max(8, max(w, h) / 48)
+        let cw = w / cell, ch = h / cell
+        guard cw >= 1, ch >= 1 else { return [] }
+        var angle = [Double](repeating: -1, count: cw * ch)  // -1: not a candidate
+        image.pixels.withUnsafeBufferPointer { p in
+            for cy in 0..<ch {
+                for cx in 0..<cw {
+                    let x0 = cx * cell, y0 = cy * cell
+                    var jxx = 0.0, jyy = 0.0, jxy = 0.0
+                    for y in max(1, y0)..<min(h - 1, y0 + cell) {
+                        let row = y * w
+                        for x in max(1, x0)..<min(w - 1, x0 + cell) {
+                            let gx = Double(Int(p[row + x + 1]) - Int(p[row + x - 1]))
+                            let gy = Double(Int(p[row + x + w]) - Int(p[row + x - w]))
+                            jxx += gx * gx
+                            jyy += gy * gy
+                            jxy += gx * gy
+                        }
+                    }
+                    let energy = jxx + jyy
+                    guard energy > 0 else { continue }
+                    let coherence = ((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy).squareRoot() / energy
+                    guard coherence >= limits.coherence else { continue }
+                    // The gradient's direction: across the bars.
+                    var theta = 0.5 * atan2(2 * jxy, jxx - jyy)
+                    if theta < 0 { theta += .pi }
+                    guard alternations(p, w, h, cx: Double(x0) + Double(cell) / 2, cy: Double(y0) + Double(cell) / 2,
+                        angle: theta, length: Double(4 * cell), contrast: limits.contrast) >= limits.transitions
+                    else { continue }
+                    angle[cy * cw + cx] = theta
+                }
+            }
+        }
+        // Patches: touching candidate cells whose directions differ by less than 0.35 rad (mod π).
+        func close(_ a: Double, _ b: Double) -> Bool {
+            let d = abs(a - b)
+            return min(d, .pi - d) < 0.35
+        }
+        var seen = [Bool](repeating: false, count: cw * ch)
+        var found: [(cells: Int, angle: Double)] = []
+        for start in 0..<(cw * ch) where angle[start] >= 0 && !seen[start] {
+            seen[start] = true
+            var stack = [start], count = 0
+            while let i = stack.popLast() {
+                count += 1
+                let x = i % cw, y = i / cw
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        let nx = x + dx, ny = y + dy
+                        guard nx >= 0, ny >= 0, nx < cw, ny < ch else { continue }
+                        let j = ny * cw + nx
+                        if !seen[j], angle[j] >= 0, close(angle[j], angle[i]) {
+                            seen[j] = true
+                            stack.append(j)
+                        }
+                    }
+                }
+            }
+            if count >= limits.cells { found.append((count, angle[start])) }
+        }
+        return found
+    }
+
+    /// Whether the image may hold a linear code: some patch of bars, or an image too small to cut
+    /// into cells (nothing is ruled out there).
+    static func mayHoldBars(_ image: GrayImage, limits: Limits = Limits()) -> Bool {
+        let cell = max(8, max(image.width, image.height) / 48)
+        if image.width < 3 * cell || image.height < 3 * cell { return true }
+        return !patches(in: image, limits: limits).isEmpty
+    }
+
+    /// Light–dark alternations along a line through (`cx`, `cy`) in direction `angle`: the profile
+    /// is cut at its mid-level with a hysteresis of a sixth of its range.
+    private static func alternations(
+        _ p: UnsafeBufferPointer<UInt8>, _ w: Int, _ h: Int, cx: Double, cy: Double, angle: Double, length: Double, contrast: Int
+    ) -> Int {
+        let dx = cos(angle), dy = sin(angle)
+        let n = Int(length)
+        var profile: [Int] = []
+        profile.reserveCapacity(n)
+        for k in 0..<n {
+            let t = Double(k) - length / 2
+            let x = Int((cx + t * dx).rounded()), y = Int((cy + t * dy).rounded())
+            guard x >= 0, y >= 0, x < w, y < h else { continue }
+            profile.append(Int(p[y * w + x]))
+        }
+        guard let lo = profile.min(), let hi = profile.max(), hi - lo >= contrast else { return 0 }
+        let mid = (lo + hi) / 2, band = (hi - lo) / 6
+        var state = 0, changes = 0
+        for v in profile {
+            let s = v > mid + band ? 1 : v < mid - band ? -1 : 0
+            if s != 0 && s != state {
+                if state != 0 { changes += 1 }
+                state = s
+            }
+        }
+        return changes
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import SeerImage
+import Testing
+
+@testable import SeerQR
+
+/// The cheap look for bars that decides whether the fallback zbar passes run on a photo where the
+/// first passes read nothing.
+@Suite struct BarEvidenceTests {
+    static let codes = Fixtures.root.appendingPathComponent("TestImages/codes")
+
+    static var linear: [String] {
+        ["upca-036000291452.png", "code128-fnc4.png", "code39-fullascii.png"].map { codes.appendingPathComponent($0).path }
+            + ["linear-code128.png", "linear-ean13.png", "linear-i25.png"].map { Fixtures.generated.appendingPathComponent($0).path }
+            + ((try? FileManager.default.contentsOfDirectory(atPath: codes.appendingPathComponent("zxing").path)) ?? [])
+            .filter { $0.hasSuffix(".png") }.sorted().map { codes.appendingPathComponent("zxing/" + $0).path }
+    }
+
+    @Test("drawn and photographed 1-D codes show a patch of bars", arguments: linear)
+    func barsAreSeen(_ path: String) throws {
+        let image = try Fixtures.gray(path)
+        let patches = BarEvidence.patches(in: image)
+        #expect(!patches.isEmpty, "\(path)")
+        #expect(BarEvidence.mayHoldBars(image))
+    }
+
+    @Test("flat ground, noise, a QR Code and lines of text show none")
+    func noBars() throws {
+        let flat = GrayImage(width: 640, height: 480, fill: 128)
+        #expect(!BarEvidence.mayHoldBars(flat))
+        var generator = SystemRandomNumberGenerator()
+        let noise = GrayImage(width: 640, height: 480, pixels: (0..<(640 * 480)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        #expect(!BarEvidence.mayHoldBars(noise))
+        // Text and a QR Code's modules run every way: at most small patches of cells whose edges
+        // happen to line up, never a patch of bars.
+        let plates = Fixtures.root.appendingPathComponent("TestImages/plates/nonplates")
+        for path in [Fixtures.generated.appendingPathComponent("far-away.png").path, plates.appendingPathComponent("poster.png").path,
+            plates.appendingPathComponent("label-lines.png").path]
+        {
+            #expect(!BarEvidence.mayHoldBars(try Fixtures.gray(path)), "\(path)")
+        }
+    }
+
+    @Test("an image too small to cut into cells is never ruled out")
+    func tinyImages() {
+        #expect(BarEvidence.mayHoldBars(GrayImage(width: 20, height: 20, fill: 0)))
+        #expect(BarEvidence.mayHoldBars(GrayImage(width: 100, height: 1, fill: 0)))
+    }
+
+    @Test("with every symbology asked for, a poster reads as nothing and a drawn UPC-A still reads")
+    func readsWithTheGate() throws {
+        let reader = CodeReader.forTests(symbologies: Set(Symbology.allCases))
+        let plates = Fixtures.root.appendingPathComponent("TestImages/plates/nonplates")
+        #expect(try reader.read(try Fixtures.gray(plates.appendingPathComponent("poster.png").path)).isEmpty)
+        let code = try reader.read(try Fixtures.gray(Self.codes.appendingPathComponent("upca-036000291452.png").path))
+        #expect(code.compactMap(\.text).contains { $0.hasSuffix("036000291452") })
+    }
+}
