@@ -175,6 +175,7 @@ public final class PlateReader: Sendable {
                 guard var read = readRow(rows, ocr: ocr, region: region, image: image) else { continue }
                 let partner = Self.upperPartner(of: row, among: located.all)
                 read.neighbours = Self.neighbours(of: row, among: located.all, except: partner)
+                read.stacked = Self.stackedLines(of: row, among: located.all, except: partner)
                 if read.positions.count <= 5, let upper = Self.upperPartner(of: row, among: located.all),
                     let upperRows = prepare(located.full(upper), in: image, region: region, minimumGlyphs: 2),
                     let top = readRow(upperRows, ocr: ocr, region: region, image: image)
@@ -273,7 +274,7 @@ public final class PlateReader: Sendable {
             frameRight: m.frame.right,
             agreement: read.agreement, classifierMean: read.classifierMean, contrast: m.contrast, groundSpread: m.groundSpread,
             borderInk: m.borderInk, strayInk: m.strayInk, heightSpread: m.heightSpread, pitchSpread: m.pitchSpread, aspect: m.aspect,
-            rank: rank, rankRatio: rankRatio)
+            stacked: read.stacked, rank: rank, rankRatio: rankRatio)
     }
 
     /// The score kept by a reading that leaves out a stray stroke at an end of its row.
@@ -295,6 +296,8 @@ public final class PlateReader: Sendable {
         var classifierMean = 0.0
         /// Other text rows of about the same glyph height beside, above or below the row.
         var neighbours = 0
+        /// Lines of about the same glyph height above or below the row (see ``PlateEvidence/stacked``).
+        var stacked = 0
     }
 
     /// The row that may be the upper line of a two-row plate whose lower line is `row`.
@@ -330,6 +333,27 @@ public final class PlateReader: Sendable {
             if dy < 0.5 * h, gap < 3 * h { count += 1 } else if dy < 2.5 * h, gap < 0 { count += 1 }
         }
         return count
+    }
+
+    /// Distinct rows of `all` stacked above or below `row` as the lines of one block of text are
+    /// (see ``PlateEvidence/stacked``); a row found again in another binarisation counts once.
+    static func stackedLines(of row: TextRow, among all: [TextRow], except partner: TextRow?) -> Int {
+        let h = row.glyphHeight
+        guard h > 0 else { return 0 }
+        let cy = row.intercept + row.slope * Double(row.x0 + row.x1) / 2
+        var counted: [TextRow] = []
+        for other in all where other.blobs.count >= 2 && other.glyphHeight >= 0.7 * h && other.glyphHeight <= 1.45 * h {
+            if Locator.overlap(other, row) > 0.3 { continue }
+            if let partner, Locator.overlap(other, partner) > 0.5 { continue }
+            let ocy = other.intercept + other.slope * Double(other.x0 + other.x1) / 2
+            let dy = abs(ocy - cy)
+            guard dy >= 0.9 * h, dy <= 3.6 * h else { continue }
+            let ix = min(row.x1, other.x1) - max(row.x0, other.x0)
+            guard Double(ix) >= 0.3 * Double(min(row.x1 - row.x0, other.x1 - other.x0)) else { continue }
+            if counted.contains(where: { Locator.overlap($0, other) > 0.5 }) { continue }
+            counted.append(other)
+        }
+        return counted.count
     }
 
     private func overlapFraction(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {

@@ -7,7 +7,8 @@ before the confidence cut, labelled right or wrong; photos with no plate have ev
 
     python3 scripts/plate-calibration/calibrate.py us=/tmp/f/us.jsonl eu=/tmp/f/eu.jsonl \\
         br=/tmp/f/br.jsonl boofcv=/tmp/f/boofcv.jsonl qr=/tmp/f/qrphotos.jsonl \\
-        barcodes=/tmp/f/barcodes.jsonl [--threshold 0.5] [--swift]
+        barcodes=/tmp/f/barcodes.jsonl synthetic=/tmp/f/synthetic.jsonl --weigh synthetic=0.2 \\
+        [--threshold 0.5] [--swift]
 
 Prints the cross-validated reliability table (10 bins), the expected calibration error (ECE),
 and per set, at the threshold: photos with any reading kept, extra readings per 100 photos
@@ -29,7 +30,7 @@ import numpy as np
 # Same order as Calibration.features in Sources/SeerPlate/Verifier.swift.
 NAMES = ["log score", "runner-up", "format", "format weight", "mixed", "swaps", "layout", "over 8", "under 5", "height ratio", "at edge", "at side", "neighbours", "frame min", "frame max", "sides min", "sides max", "agreement",
          "classifier mean", "contrast", "ground spread", "stray ink", "border ink", "height spread",
-         "pitch spread", "first", "rank ratio"]
+         "pitch spread", "first", "rank ratio", "stacked"]
 
 
 def features(e):
@@ -39,7 +40,8 @@ def features(e):
             min(e["frameTop"], e["frameBottom"]), max(e["frameTop"], e["frameBottom"]),
             min(e["frameLeft"], e["frameRight"]), max(e["frameLeft"], e["frameRight"]), e["agreement"],
             e["classifierMean"], e["contrast"], e["groundSpread"], e["strayInk"], e["borderInk"],
-            e["heightSpread"], e["pitchSpread"], 1.0 if e["rank"] == 0 else 0.0, e["rankRatio"]]
+            e["heightSpread"], e["pitchSpread"], 1.0 if e["rank"] == 0 else 0.0, e["rankRatio"],
+            float(min(e["stacked"], 3))]
 
 
 def load(named):
@@ -57,8 +59,10 @@ def load(named):
     return rows, photos
 
 
-def fit(X, y, ridge=1.0, iterations=50):
-    """Logistic regression by Newton's method with an L2 penalty on the weights (not the bias)."""
+def fit(X, y, ridge=1.0, iterations=50, sample=None):
+    """Logistic regression by Newton's method with an L2 penalty on the weights (not the bias);
+    `sample` weighs each reading (1 when not given)."""
+    sample = np.ones(len(X)) if sample is None else sample
     mean, std = X.mean(0), X.std(0) + 1e-9
     Z = np.hstack([np.ones((len(X), 1)), (X - mean) / std])
     w = np.zeros(Z.shape[1])
@@ -66,8 +70,8 @@ def fit(X, y, ridge=1.0, iterations=50):
     penalty[0, 0] = 0
     for _ in range(iterations):
         p = 1 / (1 + np.exp(-Z @ w))
-        g = Z.T @ (p - y) + penalty @ w
-        H = (Z * (p * (1 - p))[:, None]).T @ Z + penalty
+        g = Z.T @ (sample * (p - y)) + penalty @ w
+        H = (Z * (sample * p * (1 - p))[:, None]).T @ Z + penalty
         step = np.linalg.solve(H, g)
         w -= step
         if np.abs(step).max() < 1e-8:
@@ -110,6 +114,8 @@ def main():
     parser.add_argument("--factored", action="store_true",
                         help="confidence = P(the row is a plate) × P(read right | a plate), two models")
     parser.add_argument("--by-confidence", action="store_true", help="order each photo's readings by confidence, not by rank")
+    parser.add_argument("--weigh", nargs="*", default=[], metavar="NAME=W",
+                        help="weigh every reading of set NAME by W in the fit (e.g. rendered scenes less than photos)")
     parser.add_argument("--predictions", help="write each reading with its cross-validated confidence `p` here (JSON lines)")
     args = parser.parse_args()
     rows, photos = load(args.sets)
@@ -117,6 +123,8 @@ def main():
     y = np.array([1.0 if r["right"] else 0.0 for r in rows])
     on = np.array([1.0 if r["onPlate"] else 0.0 for r in rows])
     names = sorted({r["name"] for r in rows})
+    weigh = {k: float(v) for k, v in (item.split("=", 1) for item in args.weigh)}
+    sample = np.array([weigh.get(r["name"], 1.0) for r in rows])
     cv = np.zeros(len(rows))
     if args.folds == "set":
         fold_of = [r["name"] for r in rows]
@@ -132,14 +140,14 @@ def main():
         train = np.array([f != held for f in fold_of])
         ex = np.array([f == held or f is None for f in extra_fold], dtype=bool)
         if args.factored:
-            wp = fit(X[train], on[train], args.ridge)
+            wp = fit(X[train], on[train], args.ridge, sample=sample[train])
             m = train & (on == 1)
-            wr = fit(X[m], y[m], args.ridge)
+            wr = fit(X[m], y[m], args.ridge, sample=sample[m])
             cv[~train] = predict(wp, X[~train]) * predict(wr, X[~train])
             if ex.any() and args.folds != "set":
                 extra_cv[ex] = predict(wp, EX[ex]) * predict(wr, EX[ex])
         else:
-            w = fit(X[train], y[train], args.ridge)
+            w = fit(X[train], y[train], args.ridge, sample=sample[train])
             cv[~train] = predict(w, X[~train])
             if ex.any() and args.folds != "set":
                 extra_cv[ex] = predict(w, EX[ex])
@@ -155,6 +163,14 @@ def main():
     kept = cv >= args.threshold
     lines, ece_kept = reliability(cv[kept], y[kept])
     print(f"readings kept at {args.threshold}: {kept.sum()}, ECE {ece_kept:.3f}")
+    if weigh:
+        photos_only = np.array([r["name"] not in weigh for r in rows], dtype=bool)
+        _, ece_p = reliability(cv[photos_only], y[photos_only])
+        m = kept & photos_only
+        lines_p, ece_pk = reliability(cv[m], y[m])
+        print(f"sets not weighed only: ECE {ece_p:.3f} over {photos_only.sum()} readings; kept {m.sum()}, ECE {ece_pk:.3f}")
+        print("| confidence | readings | mean confidence | share right |\n|---|---|---|---|")
+        print("\n".join(lines_p))
     print(f"\nAt --min-confidence {args.threshold}:")
     print("| set | photos | photos with a plate | extra per 100 | exact top % | exact top before % |\n|---|---|---|---|---|---|")
     all_rows, all_cv, all_photos = rows + extra_rows, np.concatenate([cv, extra_cv]), photos | extra_photos
@@ -180,9 +196,9 @@ def main():
         print(f"| {name} | {n} | {100 * anyp / n:.1f} % | {100 * extra / n:.1f} | {100 * exact / n:.1f} | {100 * exact0 / n:.1f} |")
     rows, cv, photos = rows[:len(y)], cv[:len(y)], photos
     if args.factored:
-        models = {"plate": fit(X, on, args.ridge), "exact": fit(X[on == 1], y[on == 1], args.ridge)}
+        models = {"plate": fit(X, on, args.ridge, sample=sample), "exact": fit(X[on == 1], y[on == 1], args.ridge, sample=sample[on == 1])}
     else:
-        models = {"single": fit(X, y, args.ridge)}
+        models = {"single": fit(X, y, args.ridge, sample=sample)}
     for title, w in models.items():
         print(f"\nWeights of the {title} model fitted on every set (raw feature units), bias first:")
         for name, v in zip(["bias"] + NAMES, w):
