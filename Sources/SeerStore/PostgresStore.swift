@@ -480,6 +480,10 @@ public final class PostgresStore: SeerStore {
             clauses.append("lower(scan.category) = lower(?)")
             arguments.append(category.sqlValue)
         }
+        if let device = query.device {
+            clauses.append("scan.device = ?")
+            arguments.append(device.sqlValue)
+        }
         let period = try query.period ?? (try Self.setting("history.period", session: session)).flatMap(Period.init(rawValue:)) ?? .all
         if let seconds = period.seconds {
             clauses.append("scan.time >= ?")
