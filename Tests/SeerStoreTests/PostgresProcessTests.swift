@@ -117,6 +117,6 @@ struct PostgresProcessTests {
         #expect(try temporary.store.statistics(HistoryQuery()).total == 4)
         // migrate reports the steps.
         let migrate = try SeerBinary.run(["db", "migrate", "--db", url, "--format", "json"])
-        #expect(migrate.status == 0 && migrate.out.contains("v6-batches"))
+        #expect(migrate.status == 0 && migrate.out.contains("v7-apikeys"))
     }
 }
