@@ -157,7 +157,7 @@ let package = Package(
             name: "pg-bench",
             dependencies: ["Seer"],
             path: "Benchmarks/pg",
-            exclude: ["run.sh"],
+            exclude: ["run.sh", "prefix-search.sh"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "soak-bench",
