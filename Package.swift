@@ -130,7 +130,6 @@ let package = Package(
             dependencies: [
                 "Seer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings),
@@ -158,7 +157,7 @@ let package = Package(
             name: "pg-bench",
             dependencies: ["Seer"],
             path: "Benchmarks/pg",
-            exclude: ["run.sh"],
+            exclude: ["run.sh", "prefix-search.sh"],
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "soak-bench",

@@ -55,13 +55,14 @@ public final class SeerService: Sendable {
     public let configuration: ServiceConfiguration
     /// Recognition (decode, read, verify, save), sized to the cores, behind a bounded queue.
     public let recognition: WorkerPool
-    /// Store work (history, messages, imports): blocking SQLite calls, off the event loops.
+    /// Store work (history, messages, imports, keys): blocking store calls, off the event loops.
     public let storeWork: WorkerPool
     /// Counters for `/metrics`.
     public let metrics = ServiceMetrics()
     let logger: Logger
 
-    /// Creates the service; the engine's store and the key table must be the same SQLite file.
+    /// Creates the service; the keys should be kept in the engine's store (`APIKeyStore(storage:)` over
+    /// it), so that every replica on one database knows the same keys.
     public init(engine: Engine, keys: APIKeyStore, configuration: ServiceConfiguration = ServiceConfiguration(), logger: Logger) {
         self.engine = engine
         self.keys = keys

@@ -195,6 +195,16 @@ public final class PostgresStore: SeerStore {
                 "CREATE INDEX scan_batch ON scan(batchID)",
             ]
         ),
+        (
+            "v7-apikeys",
+            [
+                """
+                CREATE TABLE apiKey (
+                    id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL, name TEXT, recipient TEXT,
+                    createdAt DOUBLE PRECISION NOT NULL, revokedAt DOUBLE PRECISION)
+                """
+            ]
+        ),
     ]
 
     /// Applies the steps not yet applied, one process at a time (an advisory lock), in one transaction.
@@ -480,6 +490,10 @@ public final class PostgresStore: SeerStore {
             clauses.append("lower(scan.category) = lower(?)")
             arguments.append(category.sqlValue)
         }
+        if let device = query.device {
+            clauses.append("scan.device = ?")
+            arguments.append(device.sqlValue)
+        }
         let period = try query.period ?? (try Self.setting("history.period", session: session)).flatMap(Period.init(rawValue:)) ?? .all
         if let seconds = period.seconds {
             clauses.append("scan.time >= ?")
@@ -708,6 +722,30 @@ public final class PostgresStore: SeerStore {
             try session.execute(
                 "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key.sqlValue, value.sqlValue])
         }
+    }
+}
+
+// MARK: API keys
+
+extension PostgresStore: APIKeyStorage {
+    public func insertAPIKey(_ info: APIKeyInfo, hash: String) throws {
+        try write("Saving the key") { session in try APIKeyTable.insert(info, hash: hash, db: session) }
+    }
+
+    public func apiKey(hash: String) throws -> APIKeyInfo? {
+        try read("Checking the key") { session in try APIKeyTable.find(hash: hash, db: session) }
+    }
+
+    public func apiKeys() throws -> [APIKeyInfo] {
+        try read("Listing the keys") { session in try APIKeyTable.all(db: session) }
+    }
+
+    public func revokeAPIKey(id: String, at time: Double) throws -> APIKeyInfo {
+        try write("Revoking the key") { session in try APIKeyTable.revoke(id: id, at: time, db: session) }
+    }
+
+    public func bindAPIKey(id: String, recipient: String) throws {
+        try write("Binding the key") { session in try APIKeyTable.bind(id: id, recipient: recipient, db: session) }
     }
 }
 

@@ -197,6 +197,15 @@ public final class SQLiteStore: SeerStore {
                     CREATE INDEX scan_batch ON scan(batchID);
                     """)
         }
+        migrator.registerMigration("v7-apikeys") { db in
+            // `seer serve` made this table on its own before it was a step: a file that has it keeps it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS apiKey (
+                        id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL, name TEXT, recipient TEXT,
+                        createdAt REAL NOT NULL, revokedAt REAL);
+                    """)
+        }
         return migrator
     }
 
@@ -793,5 +802,29 @@ struct DatabaseLookup<SQL: SQLAccess>: RegistryLookup, ScanHistoryLookup, PlateD
         }
         return Charger(
             id: id, serial: try row.required("serial", of: record), location: try row.required("location", of: record), status: status)
+    }
+}
+
+// MARK: API keys
+
+extension SQLiteStore: APIKeyStorage {
+    public func insertAPIKey(_ info: APIKeyInfo, hash: String) throws {
+        try guarded("Saving the key") { try pool.write { db in try APIKeyTable.insert(info, hash: hash, db: db) } }
+    }
+
+    public func apiKey(hash: String) throws -> APIKeyInfo? {
+        try guarded("Checking the key") { try pool.read { db in try APIKeyTable.find(hash: hash, db: db) } }
+    }
+
+    public func apiKeys() throws -> [APIKeyInfo] {
+        try guarded("Listing the keys") { try pool.read { db in try APIKeyTable.all(db: db) } }
+    }
+
+    public func revokeAPIKey(id: String, at time: Double) throws -> APIKeyInfo {
+        try guarded("Revoking the key") { try pool.write { db in try APIKeyTable.revoke(id: id, at: time, db: db) } }
+    }
+
+    public func bindAPIKey(id: String, recipient: String) throws {
+        try guarded("Binding the key") { try pool.write { db in try APIKeyTable.bind(id: id, recipient: recipient, db: db) } }
     }
 }

@@ -37,6 +37,7 @@ extension PostgresStore {
         ("recentSearch", ["text", "usedAt"], "usedAt, rowid"),
         ("setting", ["key", "value"], "key"),
         ("batchRun", ["id", "key", "startedAt", "processed", "finished"], "id"),
+        ("apiKey", ["id", "hash", "role", "name", "recipient", "createdAt", "revokedAt"], "id"),
     ]
 
     /// Copies a SQLite store's registry and history into this database, which must hold none yet,

@@ -53,7 +53,7 @@ struct DatabaseMigrate: ParsableCommand {
 struct DatabaseCopy: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy",
-        abstract: "Copy a SQLite store (registry, history, reports, inbox, settings) into an empty PostgreSQL database.",
+        abstract: "Copy a SQLite store (registry, history, reports, inbox, settings, API keys) into an empty PostgreSQL database.",
         discussion: """
             All or nothing, in one transaction; ids are kept, so reports and messages still point at their \
             rows. Every scan is checked as it is read: a damaged row stops the copy and is named. The \

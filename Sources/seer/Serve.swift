@@ -59,24 +59,24 @@ struct Serve: ParsableCommand {
     func run() throws {
         var logger = Logger(label: "seer.serve")
         logger.logLevel = getenv("SEER_LOG").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .info
-        var path = store.db ?? defaultStorePath()
+        // --db, else SEER_DB, else the default file: the keys are in the same store.
+        var db = store.db
         var demoDirectory: String?
         if demo {
             let directory = NSTemporaryDirectory() + "seer-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             demoDirectory = directory
-            path = directory + "/seer.sqlite"
+            db = directory + "/seer.sqlite"
         }
         defer { if let demoDirectory { try? FileManager.default.removeItem(atPath: demoDirectory) } }
 
-        let engine = EngineFactory.make(db: path) { configuration in
+        let engine = EngineFactory.make(db: db) { configuration in
             configuration.decode.pixelLimit = Int(maxMegapixels * 1_000_000)
             configuration.logger = logger
         }
         let keys: APIKeyStore
         do {
-            _ = try engine.store()
-            keys = try APIKeyStore(path: path)
+            keys = try engine.apiKeys()
             if demo { try Self.prepareDemo(engine: engine, keys: keys) }
         } catch {
             Failures.exit(error, file: "", format: .text)
@@ -90,7 +90,7 @@ struct Serve: ParsableCommand {
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
-        let (log, database, chosen, host, port) = (logger, path, configuration, host, port)
+        let (log, database, chosen, host, port) = (logger, storeName(db), configuration, host, port)
         let app = service.application { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
             log.info("listening", metadata: ["address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)"])
@@ -136,6 +136,16 @@ struct Serve: ParsableCommand {
 
 extension Role: ExpressibleByArgument {}
 
+extension Engine {
+    /// The API keys, kept in the engine's store (the SQLite file or the PostgreSQL database).
+    func apiKeys() throws -> APIKeyStore {
+        guard let storage = try store() as? any APIKeyStorage else {
+            throw StoreError(code: "unsupported", message: "This store keeps no API keys.")
+        }
+        return APIKeyStore(storage: storage)
+    }
+}
+
 struct APIKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apikey", abstract: "Make, list and revoke the HTTP API's keys (stored hashed).",
@@ -168,7 +178,7 @@ struct APIKeyCreate: ParsableCommand {
 
     func run() throws {
         do {
-            let keys = try APIKeyStore(path: store.db ?? defaultStorePath())
+            let keys = try EngineFactory.make(db: store.db).apiKeys()
             Console.out(try keys.create(role: role, name: name, recipient: recipient).key)
         } catch {
             Failures.exit(error, file: "", format: .text)
@@ -185,7 +195,7 @@ struct APIKeyList: ParsableCommand {
 
     func run() throws {
         do {
-            let keys = try APIKeyStore(path: store.db ?? defaultStorePath())
+            let keys = try EngineFactory.make(db: store.db).apiKeys()
             let formatter = ISO8601DateFormatter()
             for key in try keys.list() {
                 switch output.format {
@@ -215,7 +225,7 @@ struct APIKeyRevoke: ParsableCommand {
 
     func run() throws {
         do {
-            let keys = try APIKeyStore(path: store.db ?? defaultStorePath())
+            let keys = try EngineFactory.make(db: store.db).apiKeys()
             let info = try keys.revoke(id: id)
             Console.err("seer: revoked \(info.id) (\(info.role.rawValue))")
         } catch {

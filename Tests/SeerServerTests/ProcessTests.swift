@@ -3,94 +3,11 @@ import Seer
 import SeerTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The built `seer serve` as a user runs it: keys from `seer apikey`, a real socket, SIGTERM.
 @Suite("seer serve: the process")
 struct ProcessTests {
-    /// A running `seer serve`, its port read from its log.
-    final class Server: @unchecked Sendable {
-        let process = Process()
-        let port: Int
-        let errors: Pipe
-        let output: Pipe
-
-        init(_ arguments: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: SeerBinary.path)
-            process.arguments = ["serve", "--port", "0"] + arguments
-            output = Pipe()
-            errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            var log = ""
-            var found: Int?
-            let handle = errors.fileHandleForReading
-            let deadline = Date().addingTimeInterval(30)
-            while found == nil, Date() < deadline {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                log += String(decoding: data, as: UTF8.self)
-                if let range = log.range(of: "listening on http://127.0.0.1:") {
-                    found = Int(log[range.upperBound...].prefix { $0.isNumber })
-                }
-            }
-            guard let found else {
-                process.terminate()
-                throw Failure(text: "seer serve did not start: \(log)")
-            }
-            port = found
-        }
-
-        struct Failure: Error, CustomStringConvertible {
-            var text: String
-            var description: String { text }
-        }
-
-        /// One HTTP/1.1 request over a new connection; returns the status and body.
-        func request(_ method: String, _ path: String, key: String?, contentType: String? = nil, body: [UInt8] = []) throws -> (Int, String) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw Failure(text: "cannot connect: errno \(errno)") }
-            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
-            if let key { head += "Authorization: Bearer \(key)\r\n" }
-            if let contentType { head += "Content-Type: \(contentType)\r\n" }
-            let bytes = Array((head + "\r\n").utf8) + body
-            var sent = 0
-            while sent < bytes.count {
-                let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-                guard n > 0 else { throw Failure(text: "send failed") }
-                sent += n
-            }
-            var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { break }
-                received += buffer[0..<n]
-            }
-            let text = String(decoding: received, as: UTF8.self)
-            let status = Int(text.split(separator: " ", maxSplits: 2).dropFirst().first ?? "") ?? 0
-            let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-            return (status, body)
-        }
-
-        /// Sends SIGTERM and waits for the exit status.
-        func stop() -> Int32 {
-            process.terminate()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-    }
+    /// A running `seer serve` (SeerTestSupport's, shared with the PostgreSQL replica test).
+    typealias Server = ServeProcess
 
     @Test("keys from seer apikey; a request in flight at SIGTERM finishes and is saved; the process exits 0")
     func gracefulShutdown() throws {

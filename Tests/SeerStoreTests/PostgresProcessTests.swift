@@ -1,10 +1,12 @@
 import Foundation
 import SeerStore
 import SeerTestSupport
+import Synchronization
 import Testing
 
-/// Processes sharing one PostgreSQL database through the built `seer`: concurrent batch runs lose
-/// nothing, duplicate nothing and count clones right; a SQLite history copies over exactly.
+/// Processes sharing one PostgreSQL database through the built `seer`: concurrent batch runs, and
+/// two `seer serve` replicas taking scans at once, lose nothing, duplicate nothing and count clones
+/// right; keys made anywhere work everywhere; a SQLite history copies over exactly.
 @Suite(.serialized, .enabled(if: TestPostgres.serverURL != nil, Comment(rawValue: TestPostgres.skipNote)))
 struct PostgresProcessTests {
     static let registry = ["brands", "chargers", "products", "users"].map { Repository.path("Examples/registry/\($0).json") }
@@ -83,6 +85,128 @@ struct PostgresProcessTests {
         #expect(statistics.byVerdict.reduce(0) { $0 + $1.count } == 1200)
     }
 
+    /// Every scan id in the database, through the store.
+    func savedIDs(_ store: any SeerStore) throws -> [Int64] {
+        var saved: [Int64] = []
+        var offset = 0
+        while true {
+            let page = try store.history(HistoryQuery(limit: 500, offset: offset))
+            saved += page.scans.compactMap(\.id)
+            guard let next = page.nextOffset else { break }
+            offset = next
+        }
+        return saved
+    }
+
+    @Test func twoServeReplicasOnOneDatabaseShareKeysLoseNothingAndCountClonesRight() throws {
+        let temporary = try TemporaryStore(.postgres)
+        let url = try #require(temporary.postgres).url
+        #expect(try SeerBinary.run(["registry", "import", "--db", url] + Self.registry).status == 0)
+        // Keys made by the command line, in the database both replicas read.
+        func key(_ role: String, _ name: String) throws -> String {
+            let made = try SeerBinary.run(["apikey", "create", "--role", role, "--name", name, "--db", url])
+            #expect(made.status == 0, "\(made.err)")
+            return try #require(made.lines.first)
+        }
+        let admin = try key("admin", "ops")
+        let phones = [try key("device", "phone-a"), try key("device", "phone-b")]
+        // Two replicas on two loopback ports: one given --db, one SEER_DB.
+        let replicas = [
+            try ServeProcess(["--db", url, "--workers", "1"], environment: ["SEER_LOG": "warning"]),
+            try ServeProcess(["--workers", "1"], environment: ["SEER_DB": url, "SEER_LOG": "warning"]),
+        ]
+        defer { for replica in replicas { _ = replica.stop() } }
+        #expect(replicas[0].port != replicas[1].port)
+
+        // Six items, 50 scans each, posted by 8 clients at once; each item's scans alternate between
+        // the replicas (and the two device keys), so both replicas write every item's history.
+        let serials = (0..<6).map { "S\(1001 + $0)" }
+        let perItem = 50
+        let total = serials.count * perItem
+        let next = Mutex(0)
+        let answers = Mutex<[(index: Int, status: Int, body: String)]>([])
+        let deadline = Date().addingTimeInterval(180)
+        let clients = DispatchGroup()
+        for _ in 0..<8 {
+            clients.enter()
+            Thread.detachNewThread {
+                defer { clients.leave() }
+                while Date() < deadline {
+                    let index = next.withLock { value -> Int in
+                        defer { value += 1 }
+                        return value
+                    }
+                    guard index < total else { return }
+                    let round = index / serials.count
+                    let payload = "https://id.example.com/01/09506000134352/21/\(serials[index % serials.count])"
+                    let answer =
+                        (try? replicas[round % 2].request(
+                            "POST", "/v1/verify", key: phones[(round / 2) % 2], contentType: "text/plain", body: Array(payload.utf8))) ?? (0, "")
+                    answers.withLock { $0.append((index, answer.0, answer.1)) }
+                }
+            }
+        }
+        clients.wait()
+        let answered = answers.withLock { $0 }
+        #expect(answered.count == total, "every scan answered within the time allowed")
+        #expect(answered.allSatisfy { $0.status == 200 }, "\(answered.first { $0.status != 200 }.map { "\($0.status) \($0.body.prefix(300))" } ?? "")")
+        let results = answered.compactMap { answer in
+            (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any]
+        }
+        #expect(results.count == total)
+
+        // Nothing lost, nothing twice: every returned scan id once, and exactly those in the database.
+        let ids = results.compactMap { $0["scanID"] as? Int }.map(Int64.init)
+        #expect(ids.count == total && Set(ids).count == total)
+        let saved = try savedIDs(temporary.store)
+        #expect(saved.count == total)
+        #expect(Set(saved) == Set(ids))
+        // Clone counters across the replicas: each item's 21st to 50th scan notes k scans in the
+        // window once for each k (a replica that missed the other's scan would repeat a k).
+        for serial in serials {
+            let counts = results.filter { ($0["serial"] as? String) == serial }.compactMap { result -> Int? in
+                guard let notes = result["notes"] as? [String], let note = notes.first(where: { $0.hasSuffix("scans in the window; at most 20 expected.") })
+                else { return nil }
+                return Int(note.prefix { $0.isNumber })
+            }
+            #expect(counts.sorted() == Array(21...perItem), "\(serial)")
+        }
+        // Statistics through either replica: the scans posted; each device key sees its own.
+        for replica in replicas {
+            let (status, body) = try replica.request("GET", "/v1/stats", key: admin)
+            #expect(status == 200)
+            let stats = try #require((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any])
+            #expect(stats["total"] as? Int == total, "\(body.prefix(300))")
+            let perKey = try phones.map { phone -> Int in
+                let (status, body) = try replica.request("GET", "/v1/stats", key: phone)
+                #expect(status == 200)
+                return ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any])?["total"] as? Int ?? -1
+            }
+            let rounds = (0..<perItem).map { ($0 / 2) % 2 }
+            #expect(perKey == [0, 1].map { phone in rounds.filter { $0 == phone }.count * serials.count })
+        }
+
+        // A key made through one replica works on the other; revoked through that one, the first
+        // refuses it within the second it may remember a key.
+        let (created, made) = try replicas[0].request(
+            "POST", "/v1/apikeys", key: admin, contentType: "application/json", body: Array(#"{"role":"device","name":"phone-c"}"#.utf8))
+        #expect(created == 201)
+        let madeObject = try #require((try? JSONSerialization.jsonObject(with: Data(made.utf8))) as? [String: Any])
+        let newKey = try #require(madeObject["key"] as? String)
+        let newID = try #require((madeObject["info"] as? [String: Any])?["id"] as? String)
+        #expect(try replicas[1].request("GET", "/v1/stats", key: newKey).0 == 200)
+        #expect(try replicas[0].request("GET", "/v1/stats", key: newKey).0 == 200)
+        #expect(try replicas[1].request("DELETE", "/v1/apikeys/\(newID)", key: admin).0 == 200)
+        #expect(try replicas[1].request("GET", "/v1/stats", key: newKey).0 == 401)
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try replicas[0].request("GET", "/v1/stats", key: newKey).0 == 401)
+        let listed = try SeerBinary.run(["apikey", "list", "--format", "json", "--db", url])
+        #expect(listed.status == 0 && listed.lines.count == 4)
+        #expect(listed.out.contains("\"phone-c\"") && !listed.out.contains(newKey))
+
+        for replica in replicas { #expect(replica.stop() == 0, "\(replica.errorText.suffix(500))") }
+    }
+
     @Test func aSQLiteHistoryCopiesIntoPostgreSQLExactly() throws {
         let folder = try TemporaryDirectory("seer-copy")
         let sqlite = folder.file("seer.sqlite")
@@ -117,6 +241,6 @@ struct PostgresProcessTests {
         #expect(try temporary.store.statistics(HistoryQuery()).total == 4)
         // migrate reports the steps.
         let migrate = try SeerBinary.run(["db", "migrate", "--db", url, "--format", "json"])
-        #expect(migrate.status == 0 && migrate.out.contains("v6-batches"))
+        #expect(migrate.status == 0 && migrate.out.contains("v7-apikeys"))
     }
 }

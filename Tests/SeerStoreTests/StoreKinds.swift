@@ -114,10 +114,10 @@ final class TemporaryStore {
     func postgresStoreMigratesOnceWithNamedSteps() throws {
         let temporary = try TemporaryStore(.postgres)
         let store = try #require(temporary.store as? PostgresStore)
-        #expect(try store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches"])
+        #expect(try store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches", "v7-apikeys"])
         // Opening again migrates nothing again; two processes opening at once wait for each other.
         let again = try PostgresStore(url: try #require(temporary.postgres).url)
-        #expect(try again.appliedMigrations().count == 6)
+        #expect(try again.appliedMigrations().count == 7)
         again.close()
     }
 

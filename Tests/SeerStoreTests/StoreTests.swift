@@ -55,10 +55,10 @@ enum Data1 {
         let temporary = try TemporaryStore(.sqlite)
         #expect(FileManager.default.fileExists(atPath: temporary.sqlite.path))
         #expect(try temporary.sqlite.journalMode() == "wal")
-        #expect(try temporary.sqlite.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches"])
+        #expect(try temporary.sqlite.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches", "v7-apikeys"])
         // Reopening migrates nothing again.
         let again = try SQLiteStore(path: temporary.sqlite.path)
-        #expect(try again.appliedMigrations().count == 6)
+        #expect(try again.appliedMigrations().count == 7)
     }
 
     @Test func defaultPathFollowsXDG() {
@@ -190,6 +190,19 @@ enum Data1 {
         #expect(try count(HistoryQuery(period: .week, limit: 100, now: now)) == 6)
         #expect(try count(HistoryQuery(period: .month, limit: 100, now: now)) == 9)
         #expect(try count(HistoryQuery(period: .all, limit: 100, now: now)) == 12)
+        // One device's scans only (a device key's history and totals), with any other filter or a search.
+        var own = HistoryQuery(limit: 100, now: now)
+        own.device = "device-1"
+        #expect(try store.history(own).scans.map(\.device) == Array(repeating: "device-1", count: 3))
+        #expect(try store.statistics(own).total == 3)
+        own.category = "autoparts"
+        #expect(try count(own) == 1)
+        own.category = nil
+        own.search = "serum"
+        #expect(try count(own) == 2)
+        own.device = "device-9"
+        #expect(try count(own) == 0)
+        #expect(try store.statistics(own).total == 0)
         // The default period comes from settings.
         try store.setSetting("history.period", "week")
         #expect(try count(HistoryQuery(limit: 100, now: now)) == 6)
