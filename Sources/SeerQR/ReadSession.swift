@@ -75,21 +75,25 @@ struct ReadSession {
     mutating func run() {
         guard work.width >= 8, work.height >= 8 else { return }
         var table: [(pass: CodePass, when: PassCondition)] = []
+        // Passes from the linear table only (not also QR passes): bars alone make them worthwhile.
+        var linearOnly = 0..<0
         if let passes = options.passes {
             table = passes
         } else {
             if wantsQR { table += options.preset.qrPasses }
+            let start = table.count
             if wantsLinear { table += options.preset.linearPasses.filter { p in !table.contains { $0.pass == p.pass } } }
+            linearOnly = start..<table.count
         }
-        for (pass, when) in table {
+        for (index, (pass, when)) in table.enumerated() {
             if outOfTime { break }
             switch when {
             case .always: break
             case .unexplained: if !isUnexplained(before: pass) { continue }
             case .nothingRead: if !found.isEmpty { continue }
             }
-            if when != .always, case .zbar = pass, !worthFallbackScan() {
-                if debug { debugLog("skip \(pass): no bars and no finder patterns") }
+            if when != .always, case .zbar = pass, !worthFallbackScan(forQR: wantsQR && !linearOnly.contains(index)) {
+                if debug { debugLog("skip \(pass): no bars\(linearOnly.contains(index) ? "" : " and no finder patterns")") }
                 continue
             }
             if debug { debugLog("pass \(pass)") }
@@ -130,11 +134,13 @@ struct ReadSession {
     }
 
     /// Whether a zbar pass that runs only when the first passes fell short is worth its time. When
-    /// linear codes are asked for and nothing is read yet, it is not when the photo shows neither a
-    /// patch of bars (``BarEvidence``, on the reduced level) nor a QR Code's finder patterns: such
-    /// passes cost most of the time of a photo that holds no code. QR-only reads are not gated.
-    mutating func worthFallbackScan() -> Bool {
-        guard wantsLinear, found.isEmpty, finders.isEmpty else { return true }
+    /// linear codes are asked for and nothing is read yet, it is not when the photo shows no patch
+    /// of bars (``BarEvidence``, on the reduced level) and, for a pass of the QR table (`forQR`), no
+    /// QR Code's finder patterns either: such passes cost most of the time of a photo that holds no
+    /// code. QR-only reads are not gated.
+    mutating func worthFallbackScan(forQR: Bool) -> Bool {
+        guard wantsLinear, found.isEmpty else { return true }
+        if forQR && !finders.isEmpty { return true }
         if let barsSeen { return barsSeen }
         guard let (image, _) = level(.reduced) else { return true }
         let seen = BarEvidence.mayHoldBars(image)
