@@ -7,7 +7,7 @@ let package = Package(
     name: "SeerBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "Seer", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -15,7 +15,7 @@ let package = Package(
             name: "ImageDecoding",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "SeerImage", package: "main"),
+                .product(name: "SeerImage", package: "Seer"),
             ],
             path: "Benchmarks/ImageDecoding",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
