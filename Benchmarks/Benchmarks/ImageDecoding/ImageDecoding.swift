@@ -31,8 +31,9 @@ var allocationTolerance: [BenchmarkMetric: BenchmarkThresholds] {
 /// allocations would then count with Seer's.
 let thresholdedMetrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal, .mallocBytesCount]
 
-/// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
-/// spaces turned to underscores but looks it up under the name as it is.
+// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
+// spaces turned to underscores but looks it up under the name as it is.
+
 struct WrongImage: Error, CustomStringConvertible {
     var description: String
 }

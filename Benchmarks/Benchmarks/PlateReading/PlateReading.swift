@@ -12,8 +12,9 @@ import Seer
 /// The repository's root, from this file's path (Benchmarks/Benchmarks/PlateReading/PlateReading.swift).
 let root = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(4).joined(separator: "/"))
 
-/// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
-/// spaces turned to underscores but looks it up under the name as it is.
+// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
+// spaces turned to underscores but looks it up under the name as it is.
+
 struct WrongReading: Error, CustomStringConvertible {
     var description: String
 }

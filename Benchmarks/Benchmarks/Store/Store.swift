@@ -6,8 +6,9 @@ import Seer
 /// verified and saved, as `seer verify --batch` and the phone app's batch mode do, and searches of a
 /// saved history, as `seer history --search` runs them.
 
-/// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
-/// spaces turned to underscores but looks it up under the name as it is.
+// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
+// spaces turned to underscores but looks it up under the name as it is.
+
 struct WrongResult: Error, CustomStringConvertible {
     var description: String
 }

@@ -6,8 +6,9 @@ import SeerVerify
 /// embeds the registry would run it. Payload parsing, signature checks (Ed25519, ES256), registry and
 /// serial look-ups, markets and clone signals; no pixels, no store.
 
-/// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
-/// spaces turned to underscores but looks it up under the name as it is.
+// Benchmark names have no spaces: ordo-one/benchmark 1.38.1 writes a threshold file under the name with
+// spaces turned to underscores but looks it up under the name as it is.
+
 struct WrongVerdict: Error, CustomStringConvertible {
     var description: String
 }
