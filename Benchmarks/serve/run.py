@@ -31,13 +31,13 @@ def photo_sets(per_category):
         for category in sorted(os.listdir(boofcv)):
             names = sorted(n for n in os.listdir(os.path.join(boofcv, category)) if n.endswith(".jpg"))
             photos += [os.path.join(boofcv, category, n) for n in names[:per_category]]
-        sets.append(("BoofCV phone photos (JPEG, up to 12 MP)", photos))
+        sets.append(("boofcv", "BoofCV phone photos (JPEG, up to 12 MP)", photos))
     small = os.path.join(testdata, "qr-photos")
     if os.path.isdir(small):
         photos = []
         for folder in sorted(os.listdir(small)):
             photos += [os.path.join(small, folder, n) for n in sorted(os.listdir(os.path.join(small, folder))) if n.endswith(".png")]
-        sets.append(("small QR photos (PNG, 240 px to 1280 px)", photos))
+        sets.append(("small", "small QR photos (PNG, 240 px to 1280 px)", photos))
     return sets
 
 
@@ -72,7 +72,11 @@ def peak_rss_mb(pid):
 def thread_cpu(pid):
     """CPU seconds of the process's threads, as (recognition workers, the other threads)."""
     tick = os.sysconf("SC_CLK_TCK")
-    workers = other = 0.0
+    with open(f"/proc/{pid}/stat") as f:
+        stat = f.read()
+    fields = stat[stat.rindex(")") + 2:].split()
+    total = (int(fields[11]) + int(fields[12])) / tick  # the process, threads that ended included
+    workers = 0.0
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
@@ -84,9 +88,7 @@ def thread_cpu(pid):
         seconds = (int(fields[11]) + int(fields[12])) / tick
         if name.startswith("seer-read"):
             workers += seconds
-        else:
-            other += seconds
-    return workers, other
+    return workers, total - workers
 
 
 def children_cpu():
@@ -148,11 +150,14 @@ def main():
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--per-category", type=int, default=2, help="BoofCV photos per category")
     parser.add_argument("--clients", default="1,8,64,64r", help="r: clients honour Retry-After")
+    parser.add_argument("--sets", default="boofcv,small", help="photo sets: boofcv, small")
     parser.add_argument("--rounds", type=int, default=3, help="seer scan runs (median)")
     args = parser.parse_args()
     clients = args.clients.split(",")
 
-    for title, photos in photo_sets(args.per_category):
+    for name, title, photos in photo_sets(args.per_category):
+        if name not in args.sets.split(","):
+            continue
         with tempfile.TemporaryDirectory() as work:
             listing = os.path.join(work, "photos.txt")
             with open(listing, "w") as f:
