@@ -11,18 +11,20 @@ import Testing
 /// A photo that finds the queue full: it waits for room, its body unread, then is served or refused.
 @Suite("seer serve: room in the queue")
 struct AdmissionTests {
-    /// Holds the pool's only worker until `release` is signalled.
-    static func hold(_ pool: WorkerPool) -> (task: Task<Void, any Error>, release: DispatchSemaphore) {
+    /// Holds the pool's only worker until `release` is signalled (waiting without blocking a thread of
+    /// Swift's pool, which the service needs too).
+    static func hold(_ pool: WorkerPool) async throws -> (task: Task<Void, any Error>, release: DispatchSemaphore) {
         let release = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
+        let started = Mutex(false)
         let task = Task {
             let room = try await pool.reserve(waiting: .seconds(20))
             try await pool.run(reservation: room) {
-                started.signal()
+                started.withLock { $0 = true }
                 release.wait()
             }
         }
-        started.wait()
+        for _ in 0..<2000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(started.withLock { $0 })
         return (task, release)
     }
 
@@ -30,7 +32,7 @@ struct AdmissionTests {
     func reservations() async throws {
         let pool = WorkerPool(name: "test", threads: 1, queueLimit: 0, waitLimit: 1)
         defer { pool.shutdown() }
-        let (held, release) = Self.hold(pool)
+        let (held, release) = try await Self.hold(pool)
         // No room: one caller waits, the next is refused at once.
         let waiting = Task { try await pool.reserve(waiting: .seconds(20)) }
         for _ in 0..<500 where pool.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -53,7 +55,7 @@ struct AdmissionTests {
         #expect(!pool.isFull)
         #expect(try await pool.run { 7 } == 7)
         // A caller that waits longer than its time is refused.
-        let (heldAgain, releaseAgain) = Self.hold(pool)
+        let (heldAgain, releaseAgain) = try await Self.hold(pool)
         let waited = ContinuousClock.now
         await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.reserve(waiting: .milliseconds(200)) }
         #expect(ContinuousClock.now - waited >= .milliseconds(200))
@@ -67,10 +69,11 @@ struct AdmissionTests {
         let harness = try Harness { service, _ in
             service.workers = 1
             service.queueLimit = 0
+            service.admissionLimit = 1
             service.admissionWait = .seconds(20)
         }
         let photo = try Photos.bytes("TestImages/products/authentic-link.png")
-        let (held, release) = Self.hold(harness.service.recognition)
+        let (held, release) = try await Self.hold(harness.service.recognition)
         try await harness.test { client in
             async let waiting = client.send(.post, "/v1/scans", key: harness.device, contentType: "image/png", body: photo)
             for _ in 0..<500 where harness.service.recognition.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -90,20 +93,23 @@ struct AdmissionTests {
         let harness = try Harness { service, _ in
             service.workers = 1
             service.queueLimit = 0
+            service.admissionLimit = 1
             service.admissionWait = .milliseconds(300)
         }
-        let (held, release) = Self.hold(harness.service.recognition)
+        let (held, release) = try await Self.hold(harness.service.recognition)
         try await harness.service.application().test(.live) { client in
             let port = try #require(client.port)
             // The head of a 5 MB upload, and not one byte of its body: the answer cannot wait for it.
             let start = ContinuousClock.now
-            let answer = try RawHTTP.headOnly(
-                port: port,
-                head: "POST /v1/scans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.device)\r\nContent-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n")
+            let head = "POST /v1/scans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.device)\r\nContent-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n"
+            let answer = try await RawHTTP.onThread { try RawHTTP.headOnly(port: port, head: head) }
             let elapsed = ContinuousClock.now - start
             #expect(answer.status == 503)
             #expect(answer.headers["retry-after"] == "1")
             #expect(answer.body.contains("\"code\":\"overloaded\""))
+            // The connection ends after the answer: the server does not wait for the 5 MB.
+            #expect(answer.headers["connection"] == "close")
+            #expect(answer.endedAfter)
             #expect(elapsed >= .milliseconds(300))
             #expect(elapsed < .seconds(10))
             // A body-less request finds the service answering.
@@ -120,10 +126,19 @@ enum RawHTTP {
         var status: Int
         var headers: [String: String]
         var body: String
+        /// The server ended the connection after the answer.
+        var endedAfter = false
     }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// Runs blocking socket work on a thread of its own, not on Swift's pool.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// Sends `head` (nothing more) and reads one answer (its headers and its Content-Length body).
@@ -156,7 +171,8 @@ enum RawHTTP {
                 let body = String(text[end.upperBound...])
                 if body.utf8.count >= Int(headers["content-length"] ?? "0") ?? 0 {
                     let status = Int(lines.first?.split(separator: " ", maxSplits: 2).dropFirst().first ?? "") ?? 0
-                    return Answer(status: status, headers: headers, body: body)
+                    let after = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    return Answer(status: status, headers: headers, body: body, endedAfter: after == 0)
                 }
             }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
