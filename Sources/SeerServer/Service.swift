@@ -120,7 +120,6 @@ public final class SeerService: Sendable {
     public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [CloseAfterRefusalHandler()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "seer"),
             onServerRunning: onServerRunning,
             logger: logger)
@@ -199,9 +198,6 @@ struct ServiceMiddleware: RouterMiddleware {
     static func response(_ error: APIError) -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retryAfter = error.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
-        // A photo refused for a full queue was not read: the connection ends after the answer rather
-        // than read the upload only to discard it (CloseAfterRefusalHandler).
-        if error.code == "overloaded" { headers[.connection] = "close" }
         if error.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
     }

@@ -212,7 +212,6 @@ struct LimitTests {
             #expect(full.status == 503)
             #expect(full.errorCode == "overloaded")
             #expect(full.headers[.retryAfter] == "1")
-            #expect(full.headers[.connection] == "close")
             let timedOut = try await waiting
             #expect(timedOut.status == 503)
             #expect(timedOut.errorCode == "timedOut")
