@@ -8,10 +8,12 @@ extension Request {
     /// The body, refused with 413 as soon as it passes `limit` bytes (a `Content-Length` over the
     /// limit is refused before anything is read).
     func bytes(limit: Int) async throws -> [UInt8] {
-        if let declared = headers[.contentLength].flatMap(Int.init), declared > limit {
+        let declared = headers[.contentLength].flatMap(Int.init)
+        if let declared, declared > limit {
             throw APIError(.contentTooLarge, "tooLarge", "The body is \(declared) bytes; the limit is \(limit).")
         }
         var bytes: [UInt8] = []
+        if let declared, declared > 0 { bytes.reserveCapacity(declared) }
         for try await buffer in body {
             if bytes.count + buffer.readableBytes > limit {
                 throw APIError(.contentTooLarge, "tooLarge", "The body is larger than the limit of \(limit) bytes.")

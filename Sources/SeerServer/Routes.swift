@@ -90,6 +90,7 @@ enum Routes {
     }
 
     static func postScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
+        let start = ContinuousClock.now
         let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region", "timing"])
         let timing: Bool
         switch query["timing"] {
@@ -125,9 +126,15 @@ enum Routes {
                 .unsupportedMediaType, "unsupportedMediaType",
                 "The body is \(type); send the photo as image/jpeg, image/png, image/heic or image/webp, or as multipart/form-data.")
         }
-        // A full queue refuses at once, before the photo is read into memory.
-        if service.recognition.isFull { throw WorkerPool.Refusal.overloaded }
-        let body = try await request.bytes(limit: service.configuration.maxBodyBytes)
+        let limit = service.configuration.maxBodyBytes
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw APIError(.contentTooLarge, "tooLarge", "The body is \(declared) bytes; the limit is \(limit).")
+        }
+        // Room in the queue is held before the photo is read. When the queue is full the request waits
+        // for room in turn, its body unread (the connection's buffers hold what has arrived), for at
+        // most `admissionWait`; then it is answered 503 with Retry-After, its body never read.
+        let reservation = try await service.recognition.reserve(waiting: service.configuration.admissionWait)
+        let body = try await request.bytes(limit: limit)
         var photo = body
         var file = "upload"
         if type == "multipart/form-data" {
@@ -141,7 +148,10 @@ enum Routes {
         let metrics = service.metrics
         let chosenFile = file
         let sent = photo
-        var report = try await service.recognition.run(budget: service.configuration.timeBudget) {
+        // The time budget counts from the request's start: waiting for room included.
+        let budget = service.configuration.timeBudget - (ContinuousClock.now - start)
+        guard budget > .zero else { throw WorkerPool.Refusal.timedOut }
+        var report = try await service.recognition.run(reservation: reservation, budget: budget) {
             do {
                 let report = try engine.scan(sent, file: chosenFile, scanRequest, store: try engine.store())
                 metrics.recognition("ok")

@@ -19,12 +19,21 @@ public struct ServiceConfiguration: Sendable {
     public var maxBodyBytes = 20 << 20
     /// Time budget of one request's work (waiting for a worker included). Default 30 s.
     public var timeBudget: Duration = .seconds(30)
+    /// How long a photo that finds the queue full waits for room, its body not yet read, before it is
+    /// answered 503 with `Retry-After`. Default 1 s, the `Retry-After` it would be given.
+    public var admissionWait: Duration = .seconds(1)
+    /// Photos that may wait for room at once, their bodies not yet read; one more is answered 503 at
+    /// once. Default: the queue limit.
+    public var admissionLimit: Int?
 
     /// The defaults.
     public init() {}
 
     /// The queue limit in force.
     public var effectiveQueueLimit: Int { queueLimit ?? 16 * max(1, workers) }
+
+    /// The admission limit in force.
+    public var effectiveAdmissionLimit: Int { admissionLimit ?? effectiveQueueLimit }
 }
 
 /// The caller, once its key is checked.
@@ -68,7 +77,9 @@ public final class SeerService: Sendable {
         self.keys = keys
         self.configuration = configuration
         self.logger = logger
-        recognition = WorkerPool(name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit)
+        recognition = WorkerPool(
+            name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit,
+            waitLimit: configuration.effectiveAdmissionLimit)
         storeWork = WorkerPool(name: "seer-store", threads: 2, queueLimit: 256 * max(1, configuration.workers))
     }
 

@@ -7,6 +7,11 @@ import Synchronization
 /// A job that finds the queue full is refused at once (``Refusal/overloaded``, a 503 with
 /// `Retry-After`); a job that is not done within its time budget is answered with
 /// ``Refusal/timedOut`` (and, if it had not started, never runs).
+///
+/// A caller that must do work before it can submit its job (read a photo's body) first takes a
+/// ``Reservation`` with ``reserve(waiting:)``: room in the queue held for it, so that it does not read
+/// a body only to be refused. When the queue is full, up to ``waitLimit`` callers wait for room in
+/// turn, each for a bounded time, before they are refused.
 public final class WorkerPool: Sendable {
     /// Why a job did not run to its end.
     public enum Refusal: Error, Equatable {
@@ -30,26 +35,54 @@ public final class WorkerPool: Sendable {
         }
     }
 
+    /// A caller waiting for room, resumed exactly once: given room, or refused.
+    struct Waiter {
+        let id: Int
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
     struct State {
         var queue: [Job] = []
         var head = 0
         var running = 0
+        /// Room held by reservations not yet submitted.
+        var reserved = 0
+        /// Callers waiting for room, first come first served.
+        var waiters: [Waiter] = []
+        var nextWaiter = 0
         var closed = false
         var waiting: Int { queue.count - head }
+    }
+
+    /// Room in the queue held for one job, from ``reserve(waiting:)`` until the job is submitted with
+    /// ``run(reservation:budget:_:)``; dropped unused, it gives the room back.
+    public final class Reservation: Sendable {
+        let pool: WorkerPool
+        let held = Mutex(true)
+
+        init(pool: WorkerPool) { self.pool = pool }
+
+        /// Whether the room was still held (it is not any more).
+        func take() -> Bool { held.withLock { held in defer { held = false }; return held } }
+
+        deinit { if take() { pool.release() } }
     }
 
     /// Threads working.
     public let threads: Int
     /// Jobs that may wait for a thread; one more is refused.
     public let queueLimit: Int
+    /// Callers of ``reserve(waiting:)`` that may wait for room at once; one more is refused at once.
+    public let waitLimit: Int
     let state = Mutex(State())
     let signal = DispatchSemaphore(value: 0)
     let stopped = DispatchSemaphore(value: 0)
 
     /// Starts `threads` threads named `name`.
-    public init(name: String, threads: Int, queueLimit: Int) {
+    public init(name: String, threads: Int, queueLimit: Int, waitLimit: Int = 0) {
         self.threads = max(1, threads)
         self.queueLimit = max(0, queueLimit)
+        self.waitLimit = max(0, waitLimit)
         for index in 0..<self.threads {
             let thread = Thread { [self] in
                 Thread.current.name = "\(name)-\(index)"
@@ -60,21 +93,96 @@ public final class WorkerPool: Sendable {
         }
     }
 
-    /// Jobs waiting for a thread.
-    public var depth: Int { state.withLock { $0.waiting } }
+    /// Jobs waiting for a thread (reserved room included).
+    public var depth: Int { state.withLock { $0.waiting + $0.reserved } }
+    /// Callers waiting for room in the queue.
+    public var waitingForRoom: Int { state.withLock { $0.waiters.count } }
     /// Jobs running.
     public var busy: Int { state.withLock { $0.running } }
     /// Whether a job submitted now would be refused as ``Refusal/overloaded``.
     public var isFull: Bool { state.withLock { Self.full($0, threads: threads, queueLimit: queueLimit) } }
 
     static func full(_ state: State, threads: Int, queueLimit: Int) -> Bool {
-        state.waiting >= queueLimit + max(0, threads - state.running)
+        state.waiting + state.reserved >= queueLimit + max(0, threads - state.running)
+    }
+
+    /// Holds room in the queue for one job. When the queue is full, waits for room (behind the callers
+    /// already waiting) for at most `wait`.
+    /// - Throws: ``Refusal/overloaded`` when no room came within `wait`, or ``waitLimit`` callers
+    ///   already wait; ``Refusal/closed`` when the pool is shut down.
+    public func reserve(waiting wait: Duration) async throws -> Reservation {
+        enum Decision {
+            case room, refused(Refusal), wait(Int)
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let decision: Decision = state.withLock { state in
+                if state.closed { return .refused(.closed) }
+                if state.waiters.isEmpty && !Self.full(state, threads: threads, queueLimit: queueLimit) {
+                    state.reserved += 1
+                    return .room
+                }
+                guard wait > .zero, state.waiters.count < waitLimit else { return .refused(.overloaded) }
+                let id = state.nextWaiter
+                state.nextWaiter += 1
+                state.waiters.append(Waiter(id: id, continuation: continuation))
+                return .wait(id)
+            }
+            switch decision {
+            case .room: continuation.resume()
+            case .refused(let refusal): continuation.resume(throwing: refusal)
+            case .wait(let id):
+                Task {
+                    try? await Task.sleep(for: wait)
+                    self.giveUp(waiter: id)
+                }
+            }
+        }
+        return Reservation(pool: self)
+    }
+
+    /// Refuses a waiter whose time ran out (if it is still waiting).
+    func giveUp(waiter id: Int) {
+        let waiter: Waiter? = state.withLock { state in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: Refusal.overloaded)
+    }
+
+    /// Gives back the room of a reservation dropped unused.
+    func release() {
+        let granted = state.withLock { state in
+            state.reserved -= 1
+            return Self.grant(&state, threads: threads, queueLimit: queueLimit)
+        }
+        for waiter in granted { waiter.continuation.resume() }
+    }
+
+    /// Hands room, as it frees, to the callers waiting for it, in turn.
+    static func grant(_ state: inout State, threads: Int, queueLimit: Int) -> [Waiter] {
+        var granted: [Waiter] = []
+        while !state.waiters.isEmpty && !full(state, threads: threads, queueLimit: queueLimit) {
+            granted.append(state.waiters.removeFirst())
+            state.reserved += 1
+        }
+        return granted
     }
 
     /// Runs `work` on a pool thread and returns its result.
     /// - Throws: ``Refusal`` when the queue is full, the budget runs out or the pool is closed; else
     ///   what `work` throws.
     public func run<T: Sendable>(budget: Duration? = nil, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await submit(reservation: nil, budget: budget, work)
+    }
+
+    /// Runs `work` on a pool thread in the room `reservation` holds, and returns its result.
+    /// - Throws: ``Refusal`` when the budget runs out or the pool is closed (or, if the reservation was
+    ///   already used, as ``run(budget:_:)``); else what `work` throws.
+    public func run<T: Sendable>(reservation: Reservation, budget: Duration? = nil, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await submit(reservation: reservation, budget: budget, work)
+    }
+
+    func submit<T: Sendable>(reservation: Reservation?, budget: Duration?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
             let timer = Mutex<Task<Void, Never>?>(nil)
@@ -87,8 +195,11 @@ public final class WorkerPool: Sendable {
                 work: { finish(Result { try work() }) }, expire: { finish(.failure($0)) },
                 isDone: { pending.withLock { $0 == nil } })
             let refusal: Refusal? = state.withLock { state in
+                let reserved = reservation?.take() ?? false
+                if reserved { state.reserved -= 1 }
                 if state.closed { return .closed }
-                if Self.full(state, threads: threads, queueLimit: queueLimit) { return .overloaded }
+                // Callers waiting for room go first.
+                if !reserved && (!state.waiters.isEmpty || Self.full(state, threads: threads, queueLimit: queueLimit)) { return .overloaded }
                 state.queue.append(job)
                 return nil
             }
@@ -130,16 +241,25 @@ public final class WorkerPool: Sendable {
                 return
             }
             if !job.isDone() { job.work() }
-            state.withLock { $0.running -= 1 }
+            let granted = state.withLock { state in
+                state.running -= 1
+                return Self.grant(&state, threads: threads, queueLimit: queueLimit)
+            }
+            for waiter in granted { waiter.continuation.resume() }
         }
     }
 
-    /// Lets queued jobs finish, then stops the threads (jobs submitted afterwards are refused).
+    /// Lets queued jobs finish, then stops the threads (jobs submitted afterwards, and callers waiting
+    /// for room, are refused).
     public func shutdown() {
-        let alreadyClosed = state.withLock { state in
-            defer { state.closed = true }
-            return state.closed
+        let (alreadyClosed, waiters) = state.withLock { state in
+            defer {
+                state.closed = true
+                state.waiters = []
+            }
+            return (state.closed, state.waiters)
         }
+        for waiter in waiters { waiter.continuation.resume(throwing: Refusal.closed) }
         if alreadyClosed { return }
         for _ in 0..<threads { signal.signal() }
         // Each thread takes queued jobs first, then finds the queue empty once and stops.

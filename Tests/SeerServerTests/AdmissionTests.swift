@@ -1,0 +1,178 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Seer
+import SeerTestSupport
+import Synchronization
+import Testing
+
+@testable import SeerServer
+
+/// A photo that finds the queue full: it waits for room, its body unread, then is served or refused.
+@Suite("seer serve: room in the queue")
+struct AdmissionTests {
+    /// Holds the pool's only worker until `release` is signalled (waiting without blocking a thread of
+    /// Swift's pool, which the service needs too).
+    static func hold(_ pool: WorkerPool) async throws -> (task: Task<Void, any Error>, release: DispatchSemaphore) {
+        let release = DispatchSemaphore(value: 0)
+        let started = Mutex(false)
+        let task = Task {
+            let room = try await pool.reserve(waiting: .seconds(20))
+            try await pool.run(reservation: room) {
+                started.withLock { $0 = true }
+                release.wait()
+            }
+        }
+        for _ in 0..<2000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(started.withLock { $0 })
+        return (task, release)
+    }
+
+    @Test("reservations: room is held before the job is submitted; callers wait in turn, bounded in number and time")
+    func reservations() async throws {
+        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 0, waitLimit: 1)
+        defer { pool.shutdown() }
+        let (held, release) = try await Self.hold(pool)
+        // No room: one caller waits, the next is refused at once.
+        let waiting = Task { try await pool.reserve(waiting: .seconds(20)) }
+        for _ in 0..<500 where pool.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(pool.waitingForRoom == 1)
+        let start = ContinuousClock.now
+        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.reserve(waiting: .seconds(20)) }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // Room frees: it goes to the waiting caller, whose job then runs in it.
+        release.signal()
+        try await held.value
+        let reservation = try await waiting.value
+        #expect(pool.depth == 1)
+        #expect(pool.isFull)
+        // The room is held: a job without a reservation is refused, the reserved one runs.
+        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.run { 0 } }
+        #expect(try await pool.run(reservation: reservation) { 42 } == 42)
+        #expect(pool.depth == 0)
+        // A reservation dropped unused gives its room back.
+        do { _ = try await pool.reserve(waiting: .seconds(20)) }
+        #expect(!pool.isFull)
+        #expect(try await pool.run { 7 } == 7)
+        // A caller that waits longer than its time is refused.
+        let (heldAgain, releaseAgain) = try await Self.hold(pool)
+        let waited = ContinuousClock.now
+        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.reserve(waiting: .milliseconds(200)) }
+        #expect(ContinuousClock.now - waited >= .milliseconds(200))
+        #expect(pool.waitingForRoom == 0)
+        releaseAgain.signal()
+        try await heldAgain.value
+    }
+
+    @Test("a photo that finds the queue full waits for room, then is read and served")
+    func waitsForRoom() async throws {
+        let harness = try Harness { service, _ in
+            service.workers = 1
+            service.queueLimit = 0
+            service.admissionLimit = 1
+            service.admissionWait = .seconds(20)
+        }
+        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
+        let (held, release) = try await Self.hold(harness.service.recognition)
+        try await harness.test { client in
+            async let waiting = client.send(.post, "/v1/scans", key: harness.device, contentType: "image/png", body: photo)
+            for _ in 0..<500 where harness.service.recognition.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(harness.service.recognition.waitingForRoom == 1)
+            let metrics = try await client.send(.get, "/metrics")
+            #expect(metrics.text.contains("seer_waiting_for_room 1"))
+            release.signal()
+            try await held.value
+            let served = try await waiting
+            #expect(served.status == 200)
+            #expect(served.text.contains("\"verdict\":\"authentic\""))
+        }
+    }
+
+    @Test("a full queue answers 503 with Retry-After after the admission wait, without reading the body")
+    func refusedUnread() async throws {
+        let harness = try Harness { service, _ in
+            service.workers = 1
+            service.queueLimit = 0
+            service.admissionLimit = 1
+            service.admissionWait = .milliseconds(300)
+        }
+        let (held, release) = try await Self.hold(harness.service.recognition)
+        try await harness.service.application().test(.live) { client in
+            let port = try #require(client.port)
+            // The head of a 5 MB upload, and not one byte of its body: the answer cannot wait for it.
+            let start = ContinuousClock.now
+            let head = "POST /v1/scans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.device)\r\nContent-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n"
+            let answer = try await RawHTTP.onThread { try RawHTTP.headOnly(port: port, head: head) }
+            let elapsed = ContinuousClock.now - start
+            #expect(answer.status == 503)
+            #expect(answer.headers["retry-after"] == "1")
+            #expect(answer.body.contains("\"code\":\"overloaded\""))
+            #expect(elapsed >= .milliseconds(300))
+            #expect(elapsed < .seconds(10))
+            // A body-less request finds the service answering.
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+        release.signal()
+        try await held.value
+    }
+}
+
+/// A raw HTTP/1.1 exchange over a socket, to send a request's head without its body.
+enum RawHTTP {
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs blocking socket work on a thread of its own, not on Swift's pool.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Sends `head` (nothing more) and reads one answer (its headers and its Content-Length body).
+    static func headOnly(port: Int, head: String, timeout: Int = 20) throws -> Answer {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "cannot connect: errno \(errno)") }
+        let bytes = Array(head.utf8)
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(description: "send failed") }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let text = String(decoding: received, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let lines = text[..<end.lowerBound].split(separator: "\r\n")
+                var headers: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    let pair = line.split(separator: ":", maxSplits: 1)
+                    if pair.count == 2 { headers[pair[0].lowercased()] = pair[1].trimmingCharacters(in: .whitespaces) }
+                }
+                let body = String(text[end.upperBound...])
+                if body.utf8.count >= Int(headers["content-length"] ?? "0") ?? 0 {
+                    let status = Int(lines.first?.split(separator: " ", maxSplits: 2).dropFirst().first ?? "") ?? 0
+                    return Answer(status: status, headers: headers, body: body)
+                }
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 { throw Failure(description: "no answer within \(timeout) s (errno \(errno))") }
+            if n == 0 { throw Failure(description: "closed before a whole answer: \(String(decoding: received, as: UTF8.self))") }
+            received += buffer[0..<n]
+        }
+    }
+}
