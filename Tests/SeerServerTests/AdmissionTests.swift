@@ -39,7 +39,8 @@ struct AdmissionTests {
         #expect(pool.waitingForRoom == 1)
         let start = ContinuousClock.now
         await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.reserve(waiting: .seconds(20)) }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // At once, not after the 20 s it would have waited (a loaded machine may take seconds).
+        #expect(ContinuousClock.now - start < .seconds(15))
         // Room frees: it goes to the waiting caller, whose job then runs in it.
         release.signal()
         try await held.value
@@ -107,8 +108,9 @@ struct AdmissionTests {
             #expect(answer.status == 503)
             #expect(answer.headers["retry-after"] == "1")
             #expect(answer.body.contains("\"code\":\"overloaded\""))
+            // Answered without the body: a server waiting for it would not answer before the socket's
+            // 20 s timeout, and `headOnly` would throw.
             #expect(elapsed >= .milliseconds(300))
-            #expect(elapsed < .seconds(10))
             // A body-less request finds the service answering.
             #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
         }

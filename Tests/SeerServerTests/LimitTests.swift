@@ -205,10 +205,9 @@ struct LimitTests {
             async let waiting = client.send(.post, "/v1/scans", key: harness.device, contentType: "image/png", body: photo)
             for _ in 0..<500 where harness.service.recognition.depth == 0 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(harness.service.recognition.depth == 1)
-            let start = ContinuousClock.now
             let full = try await client.send(.post, "/v1/scans", key: harness.device, contentType: "image/png", body: photo)
-            // Refused after the admission wait (1 s): before the queued photo's budget runs out.
-            #expect(ContinuousClock.now - start < .seconds(4))
+            // Refused because the queue stayed full through the admission wait (`overloaded`), not
+            // for a budget (`timedOut`); how long that took is the machine's load, not checked here.
             #expect(full.status == 503)
             #expect(full.errorCode == "overloaded")
             #expect(full.headers[.retryAfter] == "1")
