@@ -118,6 +118,71 @@ enum HEIFBoxes {
         return nil
     }
 
+    /// Checks the item references (`iref`) that decoding follows: a derived image (`dimg`: grid,
+    /// overlay, identity) decodes the items it refers to, and an image decodes its auxiliary images
+    /// (`auxl`: alpha, depth). libheif 1.15 follows them without keeping track, so a cycle (a grid
+    /// whose alpha plane is made of the grid itself) recurses until it runs out of threads or stack
+    /// and the process dies. Returns a description of the first fault: an item that refers to itself,
+    /// a cycle, or a chain deeper than any real file needs; `nil` when the references are sound.
+    static func referenceFault(_ data: UnsafeRawBufferPointer) -> String? {
+        guard let meta = child("meta", in: data, from: 0, to: data.count, fullBox: false),
+            meta.start + 4 <= meta.end,
+            let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false)
+        else { return nil }
+        let reader = Reader(data: data)
+        guard let version = reader.u8(iref.start) else { return nil }
+        let idSize = version == 0 ? 2 : 4
+        func id(_ at: Int) -> Int? { idSize == 2 ? reader.u16(at) : reader.u32(at) }
+
+        // Edges from an item to the items its decoding needs.
+        var needs: [Int: [Int]] = [:]
+        var at = iref.start + 4
+        var boxes = 0
+        while at < iref.end, boxes < 4096, let box = reader.box(at, limit: iref.end) {
+            at = box.end
+            boxes += 1
+            guard let from = id(box.start), let count = reader.u16(box.start + idSize) else { continue }
+            var p = box.start + idSize + 2
+            for _ in 0..<count {
+                guard p + idSize <= box.end, let to = id(p) else { break }
+                p += idSize
+                if to == from { return "item \(from) refers to itself (\(box.type))" }
+                switch box.type {
+                case "dimg": needs[from, default: []].append(to)
+                case "auxl": needs[to, default: []].append(from)
+                default: continue
+                }
+            }
+        }
+
+        // Depth-first from every item, without recursion: 1 on the current path, 2 done.
+        let deepest = 8
+        var state: [Int: UInt8] = [:]
+        for root in needs.keys.sorted() where state[root] == nil {
+            var path: [(item: Int, next: Int)] = [(root, 0)]
+            state[root] = 1
+            while let top = path.last {
+                let children = needs[top.item] ?? []
+                if top.next == children.count {
+                    state[top.item] = 2
+                    path.removeLast()
+                    continue
+                }
+                path[path.count - 1].next += 1
+                let child = children[top.next]
+                switch state[child] {
+                case 1: return "the item references form a cycle through item \(child)"
+                case 2: continue
+                default:
+                    if path.count >= deepest { return "the item references are nested more than \(deepest) deep" }
+                    state[child] = 1
+                    path.append((child, 0))
+                }
+            }
+        }
+        return nil
+    }
+
     /// The picture size each HEVC-coded item's sequence parameter set declares, one entry per item
     /// that has an `hvcC` property (grid tiles, the image itself, thumbnails, alpha planes). libheif
     /// 1.15 decodes whatever size the parameter set says before it compares with the boxes, so a

@@ -22,7 +22,9 @@ final class HEIFDecoder {
     /// Decodes no pixels. The corresponding C function is `heif_context_read_from_memory_without_copy`.
     init(_ data: UnsafeRawBufferPointer) throws {
         try Self.load()
-        if let fault = HEIFBoxes.hvcCFault(data) { throw ImageError(.corrupt, "corrupt HEIC: \(fault)") }
+        if let fault = HEIFBoxes.hvcCFault(data) ?? HEIFBoxes.referenceFault(data) {
+            throw ImageError(.corrupt, "corrupt HEIC: \(fault)")
+        }
         guard let context = heif_context_alloc() else {
             throw ImageError(.outOfMemory, "could not allocate a HEIF decoder")
         }

@@ -171,7 +171,12 @@ struct FuzzRegressionTests {
     static let cases: [(String, ImageError.Code)] = [
         // A grid declaring a 918-megapixel output under an `ispe` of 48×32: libheif 1.15 decoded
         // the whole grid (35 s, 2 GB) before the sizes were compared.
-        ("heic-grid-output-30312x30307.heic", .corrupt)
+        ("heic-grid-output-30312x30307.heic", .corrupt),
+        // An alpha plane that is a grid whose tile is the image it is the alpha of: libheif 1.15
+        // recursed, starting a thread per level, until it could start no more and the process died.
+        ("heic-alpha-grid-cycle.heic", .corrupt),
+        // A grid that lists itself as one of its tiles.
+        ("heic-grid-tile-is-itself.heic", .corrupt),
     ]
 
     @Test(arguments: cases)
