@@ -93,7 +93,11 @@ struct ReadSession {
             case .nothingRead: if !found.isEmpty { continue }
             }
             if when != .always, case .zbar = pass, !worthFallbackScan(forQR: wantsQR && !linearOnly.contains(index)) {
-                if debug { debugLog("skip \(pass): no bars\(linearOnly.contains(index) ? "" : " and no finder patterns")") }
+                if debug { debugLog("skip \(pass): no bars\(linearOnly.contains(index) ? "" : " and no pair of finder patterns")") }
+                continue
+            }
+            if when != .always, case .locator(.enlarged, _) = pass, wantsLinear, found.isEmpty, !finderPairSeen {
+                if debug { debugLog("skip \(pass): no pair of finder patterns") }
                 continue
             }
             if debug { debugLog("pass \(pass)") }
@@ -140,13 +144,27 @@ struct ReadSession {
     /// code. QR-only reads are not gated.
     mutating func worthFallbackScan(forQR: Bool) -> Bool {
         guard wantsLinear, found.isEmpty else { return true }
-        if forQR && !finders.isEmpty { return true }
+        if forQR && finderPairSeen { return true }
         if let barsSeen { return barsSeen }
         guard let (image, _) = level(.reduced) else { return true }
         let seen = BarEvidence.mayHoldBars(image)
         if debug { debugLog("bar evidence on \(image.width)x\(image.height): \(seen)") }
         barsSeen = seen
         return seen
+    }
+
+    /// Whether two strong finder patterns of about the same module size (within 1.5×) were seen: the
+    /// least a QR Code the locator could not read leaves. A single one is common in text, tiles and
+    /// textures. Gating the QR table's fallbacks on it when every symbology is asked for loses no
+    /// code on the QR benchmark photos (`Benchmarks/codes/codes.py --symbologies all`).
+    var finderPairSeen: Bool {
+        for i in finders.indices {
+            for j in finders.indices where j > i {
+                let a = finders[i].module, b = finders[j].module
+                if max(a, b) <= 1.5 * min(a, b) { return true }
+            }
+        }
+        return false
     }
 
     /// Whether the photo still holds something to read before `pass`: nothing read yet, strong finder
