@@ -100,7 +100,7 @@ def load():
     return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def serve_rows(seer, workers, clients, seconds, listing, cli):
+def serve_rows(seer, workers, clients, seconds, listing, cli, cli_at):
     port = free_port()
     server = subprocess.Popen(
         [seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
@@ -135,6 +135,7 @@ def serve_rows(seer, workers, clients, seconds, listing, cli):
         rate = ok / float(r["seconds"])
         rows.append((label.replace("r", " (Retry-After honoured)"), int(r["requests"]), ok, int(r["non2xx"]), int(r["timeouts"]) + int(r["errors"]),
                      float(r["requests"]) / float(r["seconds"]), rate, float(r["p50_ms"]), float(r["p99_ms"]), float(r["max_ms"]), rate / cli,
+                     rate / cli_at[min(count, workers)],
                      100 * (after[0] - before[0]) / wall / workers, (after[1] - before[1]) / wall, (wrk_after - wrk_before) / wall))
     rss = peak_rss_mb(server.pid)
     server.send_signal(signal.SIGTERM)
@@ -165,13 +166,20 @@ def main():
             cli, cli_times, cli_repeat = cli_rate(args.seer, photos, args.workers, args.rounds)
             print(f"\n{title}: {len(photos)} photos, {args.workers} workers, {args.seconds} s per run; load average {load()}")
             print(f"seer scan --jobs {args.workers}: {cli:.2f} photos/s (each run the list {cli_repeat}×; runs {', '.join(f'{t:.2f}' for t in cli_times)} s)")
+            # Clients fewer than the workers keep at most that many photos in flight: they are also
+            # set against `seer scan` with as many jobs.
+            cli_at = {args.workers: cli}
+            for jobs in sorted({min(int(c.rstrip("r")), args.workers) for c in clients} - {args.workers}):
+                rate, times, repeat = cli_rate(args.seer, photos, jobs, args.rounds)
+                cli_at[jobs] = rate
+                print(f"seer scan --jobs {jobs}: {rate:.2f} photos/s (each run the list {repeat}×; runs {', '.join(f'{t:.2f}' for t in times)} s)")
             for seer in [args.seer] + ([args.compare] if args.compare else []):
-                rows, rss, status = serve_rows(seer, args.workers, clients, args.seconds, listing, cli)
+                rows, rss, status = serve_rows(seer, args.workers, clients, args.seconds, listing, cli, cli_at)
                 print(f"\nseer serve: {seer}")
-                print("| clients | requests | 200 | non-2xx (503) | wrk timeouts, errors | req/s | photos/s (200) | p50 ms | p99 ms | max ms | ÷ seer scan | workers CPU % | other server threads, cores | wrk, cores |")
-                print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                print("| clients | requests | 200 | non-2xx (503) | wrk timeouts, errors | req/s | photos/s (200) | p50 ms | p99 ms | max ms | ÷ seer scan | ÷ seer scan, jobs = min(clients, workers) | workers CPU % | other server threads, cores | wrk, cores |")
+                print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
                 for row in rows:
-                    print("| %s | %d | %d | %d | %d | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.0f | %.2f | %.2f |" % row)
+                    print("| %s | %d | %d | %d | %d | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.2f | %.0f | %.2f | %.2f |" % row)
                 print(f"server peak RSS {rss:.0f} MB; exit status after SIGTERM {status}; load average {load()}", flush=True)
 
 

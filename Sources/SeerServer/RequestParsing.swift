@@ -18,7 +18,8 @@ extension Request {
             if bytes.count + buffer.readableBytes > limit {
                 throw APIError(.contentTooLarge, "tooLarge", "The body is larger than the limit of \(limit) bytes.")
             }
-            bytes.append(contentsOf: buffer.readableBytesView)
+            // One copy of the chunk's memory, not a walk over its bytes.
+            buffer.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
         }
         return bytes
     }
