@@ -45,9 +45,10 @@ public final class CodeReader: Sendable {
         /// time, so the result does not depend on load). Each code read adds
         /// ``timePerCodeMilliseconds`` to it.
         public var timeBudgetMilliseconds: Int
-        /// The time each code read adds to the budget (4 ms by default): reading a code and looking
-        /// around it costs time in proportion to what is found, so a sheet of 60 labels is read
-        /// whole while a photo with nothing in it still stops at the budget.
+        /// The time each code adds to the budget (4 ms by default), counting the codes read or, when
+        /// more, a third of the strong finder patterns seen: reading a code and looking around it
+        /// costs time in proportion to what is found, so a sheet of 60 labels is read whole while a
+        /// photo with nothing in it still stops at the budget.
         public var timePerCodeMilliseconds: Int = 4
         /// The passes to run instead of the preset's tables, each under the condition given (for
         /// measuring passes; `nil` runs the preset).

@@ -35,20 +35,26 @@ enum Imaging {
         // Blocks of 8 pixels, or 4 for small windows (small images), so the window stays near its size.
         let block = window >= 64 ? 8 : 4
         let bw = (w + block - 1) / block, bh = (h + block - 1) / block
-        // Block sums and pixel counts.
+        // Block sums and pixel counts. Whole blocks of a row are summed in a fixed-length inner
+        // loop, the row's last, partial block apart (wrapping arithmetic: a block of 8×8 pixels sums
+        // to at most 16 320).
         var sums = [Int32](repeating: 0, count: bw * bh)
+        let whole = w / block
         image.pixels.withUnsafeBufferPointer { p in
             sums.withUnsafeMutableBufferPointer { s in
+                guard let p = p.baseAddress, let s = s.baseAddress else { return }
                 for y in 0..<h {
-                    let row = y * w, brow = (y / block) * bw
-                    var x = 0, bx = 0
-                    while x < w {
-                        let end = min(x + block, w)
+                    let line = p + y &* w, out = s + (y / block) &* bw
+                    for bx in 0..<whole {
+                        let start = line + bx &* block
                         var acc: Int32 = 0
-                        for i in x..<end { acc &+= Int32(p[row + i]) }
-                        s[brow + bx] &+= acc
-                        x = end
-                        bx += 1
+                        for i in 0..<block { acc &+= Int32(start[i]) }
+                        out[bx] &+= acc
+                    }
+                    if whole < bw {
+                        var acc: Int32 = 0
+                        for x in (whole &* block)..<w { acc &+= Int32(line[x]) }
+                        out[whole] &+= acc
                     }
                 }
             }
@@ -81,18 +87,20 @@ enum Imaging {
                 thresholds[by * bw + bx] = Int32(max(0, min(256, limit)))
             }
         }
+        // Each pixel against its block's threshold, a row's whole blocks in a fixed-length loop.
         image.pixels.withUnsafeBufferPointer { p in
             thresholds.withUnsafeBufferPointer { t in
                 bits.withUnsafeMutableBufferPointer { b in
+                    guard let p = p.baseAddress, let t = t.baseAddress, let b = b.baseAddress else { return }
                     for y in 0..<h {
-                        let row = y * w, brow = (y / block) * bw
-                        var x = 0, bx = 0
-                        while x < w {
-                            let end = min(x + block, w)
-                            let limit = t[brow + bx]
-                            for i in x..<end { b[row + i] = Int32(p[row + i]) < limit ? 1 : 0 }
-                            x = end
-                            bx += 1
+                        let line = p + y &* w, dark = b + y &* w, limits = t + (y / block) &* bw
+                        for bx in 0..<whole {
+                            let limit = limits[bx], start = bx &* block
+                            for i in start..<(start &+ block) { dark[i] = Int32(line[i]) < limit ? 1 : 0 }
+                        }
+                        if whole < bw {
+                            let limit = limits[whole]
+                            for x in (whole &* block)..<w { dark[x] = Int32(line[x]) < limit ? 1 : 0 }
                         }
                     }
                 }

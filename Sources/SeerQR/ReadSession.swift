@@ -67,8 +67,14 @@ struct ReadSession {
 
     var elapsedMs: Double { Self.cpuMilliseconds() - start }
     var outOfTime: Bool {
-        elapsedMs > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * found.count)
+        elapsedMs > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen)
     }
+
+    /// The codes the photo shows so far: those read, or a third of the strong finder patterns seen,
+    /// whichever is more. A crowded sheet is known to be crowded once its finders are found, before
+    /// its codes are read: the time a pass spent finding 180 finder patterns is not wasted by the
+    /// budget stopping it before it reads the codes they belong to.
+    var codesSeen: Int { max(found.count, finders.count / 3) }
 
     // MARK: Running the table
 

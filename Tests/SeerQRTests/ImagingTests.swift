@@ -46,6 +46,44 @@ struct ImagingTests {
         #expect(!flat.bits.contains(1))
     }
 
+    /// The block-based binarisation equals the rule it states, computed the slow way: every pixel
+    /// against the mean of all pixels in the blocks within reach of its block, on sizes that leave
+    /// partial blocks at the right and bottom, for both block sizes.
+    @Test(arguments: [(37, 29, 24), (130, 67, 48), (200, 121, 96), (64, 64, 128), (9, 300, 70)])
+    func binarizeMatchesItsRule(width: Int, height: Int, window: Int) {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(width * 1000 + height)
+        let image = GrayImage(width: width, height: height) { x, y in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            // Noise over a slope, so thresholds differ from block to block.
+            return UInt8(clamping: Int(state >> 59) * 8 + (x + 2 * y) % 120)
+        }
+        let offset = 6
+        let bits = Imaging.binarize(image, window: window, offset: offset)
+        let block = window >= 64 ? 8 : 4
+        let bw = (width + block - 1) / block, bh = (height + block - 1) / block
+        let r = max(1, (window / 2 + block / 2) / block)
+        var mismatches = 0
+        for by in 0..<bh {
+            for bx in 0..<bw {
+                var sum = 0, n = 0
+                for y in max(0, (by - r) * block)..<min(height, (by + r + 1) * block) {
+                    for x in max(0, (bx - r) * block)..<min(width, (bx + r + 1) * block) {
+                        sum += Int(image[x, y])
+                        n += 1
+                    }
+                }
+                let limit = max(0, min(256, (sum * 31 + n * 32 - 1) / (n * 32) - offset))
+                for y in (by * block)..<min(height, (by + 1) * block) {
+                    for x in (bx * block)..<min(width, (bx + 1) * block) where bits.isDark(x, y) != (Int(image[x, y]) < limit) {
+                        mismatches += 1
+                    }
+                }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(bits.bits.contains(1) && bits.bits.contains(0))
+    }
+
     @Test("Otsu: the two classes of a two-level image split between them")
     func otsu() {
         let image = GrayImage(width: 20, height: 10) { x, _ in x < 10 ? 30 : 220 }
