@@ -248,8 +248,15 @@ struct Calibration: Sendable {
         ]
     }
 
+    /// Below this share of characters on which Tesseract's first choice is the glyph classifiers'
+    /// first choice, the two readers disagree, and neither is believed: the confidence is 0. No right
+    /// reading of the plate sets is below it (the least is 2 of 7); text that is not Latin (CJK
+    /// strokes the segmenter cut apart and the classifiers took for letters) and textures are.
+    static let leastAgreement = 0.25
+
     /// The probability that the reading with evidence `e` is exactly right, 0–1.
     func confidence(_ e: PlateEvidence) -> Double {
+        if e.agreement < Self.leastAgreement { return 0 }
         let x = Self.features(e)
         guard weights.count == x.count + 1 else { return 0 }
         return 1 / (1 + exp(-zip(weights.dropFirst(), x).reduce(weights[0]) { $0 + $1.0 * $1.1 }))

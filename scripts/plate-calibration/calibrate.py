@@ -116,6 +116,9 @@ def main():
     parser.add_argument("--by-confidence", action="store_true", help="order each photo's readings by confidence, not by rank")
     parser.add_argument("--weigh", nargs="*", default=[], metavar="NAME=W",
                         help="weigh every reading of set NAME by W in the fit (e.g. rendered scenes less than photos)")
+    parser.add_argument("--least-agreement", type=float, default=0.25,
+                        help="readings whose two readers agree on a smaller share of characters get confidence 0, "
+                             "as the reader does (Calibration.leastAgreement); 0 turns the rule off")
     parser.add_argument("--predictions", help="write each reading with its cross-validated confidence `p` here (JSON lines)")
     args = parser.parse_args()
     rows, photos = load(args.sets)
@@ -151,6 +154,11 @@ def main():
             cv[~train] = predict(w, X[~train])
             if ex.any() and args.folds != "set":
                 extra_cv[ex] = predict(w, EX[ex])
+    # The readers' disagreement rule comes before the model, as in the reader.
+    agreement = NAMES.index("agreement")
+    cv[X[:, agreement] < args.least_agreement] = 0
+    if len(extra_rows):
+        extra_cv[EX[:, agreement] < args.least_agreement] = 0
     if args.predictions:
         with open(args.predictions, "w") as f:
             for r, p in zip(rows, cv):
