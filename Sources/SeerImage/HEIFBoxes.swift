@@ -134,25 +134,29 @@ enum HEIFBoxes {
         let idSize = version == 0 ? 2 : 4
         func id(_ at: Int) -> Int? { idSize == 2 ? reader.u16(at) : reader.u32(at) }
 
-        // Edges from an item to the items its decoding needs.
+        // Edges from an item to the items its decoding needs. The references are read one after
+        // the other as libheif reads them: a box header, then the fields, whatever size the header
+        // declares (libheif does not skip by it, so neither may this walk).
         var needs: [Int: [Int]] = [:]
         var at = iref.start + 4
-        var boxes = 0
-        while at < iref.end, boxes < 4096, let box = reader.box(at, limit: iref.end) {
-            at = box.end
-            boxes += 1
-            guard let from = id(box.start), let count = reader.u16(box.start + idSize) else { continue }
-            var p = box.start + idSize + 2
+        var entries = 0
+        while at + 8 <= iref.end, entries < 4096, let size = reader.u32(at) {
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: data[(at + 4)..<(at + 8)]), as: UTF8.self)
+            var p = at + 8 + (size == 1 ? 8 : 0) + (type == "uuid" ? 16 : 0)
+            guard p + idSize + 2 <= iref.end, let from = id(p), let count = reader.u16(p + idSize) else { break }
+            p += idSize + 2
+            entries += 1
             for _ in 0..<count {
-                guard p + idSize <= box.end, let to = id(p) else { break }
+                guard p + idSize <= iref.end, let to = id(p) else { break }
                 p += idSize
-                if to == from { return "item \(from) refers to itself (\(box.type))" }
-                switch box.type {
+                if to == from { return "item \(from) refers to itself (\(type))" }
+                switch type {
                 case "dimg": needs[from, default: []].append(to)
                 case "auxl": needs[to, default: []].append(from)
                 default: continue
                 }
             }
+            at = p
         }
 
         // Depth-first from every item, without recursion: 1 on the current path, 2 done.

@@ -175,6 +175,9 @@ struct FuzzRegressionTests {
         // An alpha plane that is a grid whose tile is the image it is the alpha of: libheif 1.15
         // recursed, starting a thread per level, until it could start no more and the process died.
         ("heic-alpha-grid-cycle.heic", .corrupt),
+        // The same cycle, with the `auxl` reference's box declaring 4 GB: libheif reads references
+        // one after another whatever their boxes' sizes, so the walk that looks for cycles must too.
+        ("heic-alpha-grid-cycle-oversized-box.heic", .corrupt),
         // A grid that lists itself as one of its tiles.
         ("heic-grid-tile-is-itself.heic", .corrupt),
     ]
