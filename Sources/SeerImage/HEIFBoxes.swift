@@ -125,9 +125,11 @@ enum HEIFBoxes {
     /// and the process dies. Returns a description of the first fault: an item that refers to itself,
     /// a cycle, or a chain deeper than any real file needs; `nil` when the references are sound.
     static func referenceFault(_ data: UnsafeRawBufferPointer) -> String? {
-        guard let meta = child("meta", in: data, from: 0, to: data.count, fullBox: false),
+        // A box that declares more than its parent holds is read to the parent's end here: a
+        // reader more forgiving than this walk must not find references this walk missed.
+        guard let meta = child("meta", in: data, from: 0, to: data.count, fullBox: false, clamped: true),
             meta.start + 4 <= meta.end,
-            let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false)
+            let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false, clamped: true)
         else { return nil }
         let reader = Reader(data: data)
         guard let version = reader.u8(iref.start) else { return nil }
@@ -409,14 +411,18 @@ enum HEIFBoxes {
         }
     }
 
-    /// The first box of `type` between `from` and `to`.
-    private static func child(_ type: String, in data: UnsafeRawBufferPointer, from: Int, to: Int, fullBox: Bool)
+    /// The first box of `type` between `from` and `to`. With `clamped`, a box whose declared size
+    /// runs past `to` ends at `to` (it is the last one either way).
+    private static func child(_ type: String, in data: UnsafeRawBufferPointer, from: Int, to: Int, fullBox: Bool, clamped: Bool = false)
         -> (start: Int, end: Int)?
     {
         let reader = Reader(data: data)
         var at = from
         var count = 0
-        while at < to, count < 4096, let box = reader.box(at, limit: to) {
+        while at < to, count < 4096 {
+            guard let box = reader.box(at, limit: to) ?? (clamped ? reader.box(at, limit: 1 << 62).map { ($0.type, $0.start, to) } : nil),
+                box.start <= to
+            else { return nil }
             if box.type == type { return (box.start, box.end) }
             at = box.end
             count += 1
@@ -443,7 +449,7 @@ enum HEIFBoxes {
 
         /// The box at `at`: its type and the range of its body. `nil` when it does not fit in `limit`.
         func box(_ at: Int, limit: Int) -> (type: String, start: Int, end: Int)? {
-            guard let size32 = u32(at), at + 8 <= limit else { return nil }
+            guard let size32 = u32(at), at + 8 <= limit, at + 8 <= data.count else { return nil }
             let type = String(decoding: UnsafeRawBufferPointer(rebasing: data[(at + 4)..<(at + 8)]), as: UTF8.self)
             var header = 8, size = size32
             if size32 == 1 {

@@ -178,6 +178,8 @@ struct FuzzRegressionTests {
         // The same cycle, with the `auxl` reference's box declaring 4 GB: libheif reads references
         // one after another whatever their boxes' sizes, so the walk that looks for cycles must too.
         ("heic-alpha-grid-cycle-oversized-box.heic", .corrupt),
+        // Made beside that finding: the cycle inside an `iref` box that declares 2 GB.
+        ("heic-alpha-grid-cycle-oversized-iref.heic", .corrupt),
         // A grid that lists itself as one of its tiles.
         ("heic-grid-tile-is-itself.heic", .corrupt),
     ]
