@@ -195,8 +195,15 @@ enum HEIFBoxes {
     /// 1 KB file can ask for a 900-megapixel decode; these sizes let the caller refuse it first.
     /// `nil` for an item whose parameter set cannot be read.
     static func codedSizes(_ data: UnsafeRawBufferPointer) -> [(width: Int, height: Int)?] {
-        guard let meta = child("meta", in: data, from: 0, to: data.count, fullBox: false), meta.start + 4 <= meta.end,
-            let iprp = child("iprp", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
+        guard let meta = child("meta", in: data, from: 0, to: data.count, fullBox: false), meta.start + 4 <= meta.end else { return [] }
+        // The sizes in the coded data and the grids are taken whatever the properties hold: a damaged
+        // property association must not hide a grid that asks for gigapixels.
+        return propertySizes(data, meta: meta) + inBandSizes(data, meta: meta)
+    }
+
+    /// The sizes of the parameter sets in the `hvcC` properties, one entry per association.
+    private static func propertySizes(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int)) -> [(width: Int, height: Int)?] {
+        guard let iprp = child("iprp", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
             let ipco = child("ipco", in: data, from: iprp.start, to: iprp.end, fullBox: false),
             let ipma = child("ipma", in: data, from: iprp.start, to: iprp.end, fullBox: false)
         else { return [] }
@@ -235,7 +242,7 @@ enum HEIFBoxes {
                 sizes.append(cache[index]!)
             }
         }
-        return sizes + inBandSizes(data, meta: meta)
+        return sizes
     }
 
     /// Sizes of sequence parameter sets carried in the coded data of `hvc1` items themselves (a

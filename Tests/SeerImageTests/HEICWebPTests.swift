@@ -180,6 +180,10 @@ struct FuzzRegressionTests {
         ("heic-alpha-grid-cycle-oversized-box.heic", .corrupt),
         // Made beside that finding: the cycle inside an `iref` box that declares 2 GB.
         ("heic-alpha-grid-cycle-oversized-iref.heic", .corrupt),
+        // A grid declaring 14 441×26 990 under an `ispe` of 64×64, behind a property association box
+        // whose entries run off the end of the file: the walk over the associations gave up and
+        // skipped the grids; libheif decoded 390 megapixels (10 s, 2.3 GB).
+        ("heic-grid-output-behind-damaged-ipma.heic", .corrupt),
         // A grid that lists itself as one of its tiles.
         ("heic-grid-tile-is-itself.heic", .corrupt),
     ]
