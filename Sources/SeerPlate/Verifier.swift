@@ -254,9 +254,17 @@ struct Calibration: Sendable {
     /// strokes the segmenter cut apart and the classifiers took for letters) and textures are.
     static let leastAgreement = 0.25
 
+    /// A word or a number (a reading that does not mix letters and digits: a vanity plate, or the
+    /// text of a sign, a caption or a label) is a plate only inside a plate's whole border: below
+    /// this coverage on its weakest side (``PlateEvidence/frameTop`` and the others) the confidence
+    /// is 0. The right readings of the plate sets that are words or numbers have at least 0.66;
+    /// a caption under a code's modules or a word on a wall has an edge on three sides at most.
+    static let wordFrame = 0.5
+
     /// The probability that the reading with evidence `e` is exactly right, 0–1.
     func confidence(_ e: PlateEvidence) -> Double {
         if e.agreement < Self.leastAgreement { return 0 }
+        if !e.mixed && min(e.frameTop, e.frameBottom, e.frameLeft, e.frameRight) < Self.wordFrame { return 0 }
         let x = Self.features(e)
         guard weights.count == x.count + 1 else { return 0 }
         return 1 / (1 + exp(-zip(weights.dropFirst(), x).reduce(weights[0]) { $0 + $1.0 * $1.1 }))

@@ -119,6 +119,10 @@ def main():
     parser.add_argument("--least-agreement", type=float, default=0.25,
                         help="readings whose two readers agree on a smaller share of characters get confidence 0, "
                              "as the reader does (Calibration.leastAgreement); 0 turns the rule off")
+    parser.add_argument("--word-frame", type=float, default=0.5,
+                        help="readings that do not mix letters and digits (a word or a number) get confidence 0 "
+                             "unless the plate's border runs along every side at least this far, as the reader "
+                             "does (Calibration.wordFrame); 0 turns the rule off")
     parser.add_argument("--predictions", help="write each reading with its cross-validated confidence `p` here (JSON lines)")
     args = parser.parse_args()
     rows, photos = load(args.sets)
@@ -159,6 +163,13 @@ def main():
     cv[X[:, agreement] < args.least_agreement] = 0
     if len(extra_rows):
         extra_cv[EX[:, agreement] < args.least_agreement] = 0
+    # So does the rule for words and numbers: only a whole border makes them a plate.
+    mixed, frame_min, sides_min = NAMES.index("mixed"), NAMES.index("frame min"), NAMES.index("sides min")
+    def unframed_word(M):
+        return (M[:, mixed] == 0) & (np.minimum(M[:, frame_min], M[:, sides_min]) < args.word_frame)
+    cv[unframed_word(X)] = 0
+    if len(extra_rows):
+        extra_cv[unframed_word(EX)] = 0
     if args.predictions:
         with open(args.predictions, "w") as f:
             for r, p in zip(rows, cv):
