@@ -124,6 +124,7 @@ public final class CodeReader: Sendable {
     ) throws(CodeReaderError) -> [Symbol] {
         let scanner = try borrow()
         defer { giveBack(scanner) }
+        scanner.startPhoto()
         var session = ReadSession(image: image, finer: finer, scanner: scanner, options: options, logger: logger)
         session.run()
         return session.found.map { f in

@@ -265,6 +265,12 @@ struct ReadSession {
                 // (DataBar carries two check values of its own and counts anyway.)
                 let selfChecking = raw.symbology == .databar || raw.symbology == .databarExpanded
                 if (filter == .binarized || filter == .global) && !checked.barsAgree && !selfChecking { continue }
+                // A reading the bars could not check stands on zbar's scan lines alone: it needs
+                // several of them reading the same characters.
+                if !checked.barsAgree && !selfChecking && checked.quality < Self.leastScanLines {
+                    if debug { debugLog("\(raw.symbology): unchecked and seen on \(checked.quality) scan lines: not reported") }
+                    continue
+                }
                 raw = checked
             }
             if raw.symbology == .qr {
@@ -283,6 +289,11 @@ struct ReadSession {
             add(raw, corners: corners, module: 0)
         }
     }
+
+    /// The least scan lines (zbar's quality) that must read a linear code the bars could not check.
+    /// A misread usually holds on one or two lines of a blurred or small code; the unchecked codes
+    /// read right on the benchmark photos are seen on four or more.
+    static let leastScanLines = 3
 
     /// A linear code zbar read, checked against its bars (``LinearCheck``): nil when the bars
     /// contradict it; Code 128 with the bytes Seer decoded itself when they differ from zbar's only
@@ -333,7 +344,7 @@ struct ReadSession {
     }
 
     /// Linear codes read differently at the same place (two readings of one symbol that disagree):
-    /// neither is reported.
+    /// neither is reported; nor is an unchecked reading where the bars refused another.
     mutating func dropConflictingLinear() {
         var drop = Set<Int>()
         for i in found.indices where found[i].raw.symbology != .qr {
@@ -345,6 +356,15 @@ struct ReadSession {
                     if !a || b { drop.insert(i) }
                     if !b || a { drop.insert(j) }
                 }
+            }
+        }
+        // A reading the bars could not check, where another reading of the same place was
+        // contradicted by them: zbar read that symbol two ways, and the one left is not known right.
+        for i in found.indices where found[i].raw.symbology != .qr && !found[i].raw.barsAgree {
+            let s = found[i].raw.symbology
+            guard s != .databar && s != .databarExpanded else { continue }
+            if rejected.contains(where: { $0.bytes != found[i].raw.bytes && Self.boxesOverlap($0.corners, found[i].corners) }) {
+                drop.insert(i)
             }
         }
         if debug && !drop.isEmpty { debugLog("\(drop.count) linear readings disagree where they overlap: dropped") }

@@ -20,12 +20,28 @@ struct RawSymbol: Sendable {
 /// Not thread-safe: use one per worker (``ScannerPool``). QR payloads are read in binary mode
 /// (`ZBAR_CFG_BINARY`) so the bytes are exactly as encoded and text decoding is ours.
 final class ZBarScanner {
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer?
     let symbologies: Set<Symbology>
 
     init(symbologies: Set<Symbology>) {
-        handle = zbar_image_scanner_create()
         self.symbologies = symbologies
+        handle = makeHandle()
+    }
+
+    deinit { if let handle { zbar_image_scanner_destroy(handle) } }
+
+    /// Starts a new photo on a fresh zbar scanner. zbar keeps state from one image to the next (its
+    /// EAN decoder the halves of a symbol seen last, its QR reader a random generator), so a scanner
+    /// used again could read what the photo does not hold, and a photo's reading would depend on the
+    /// photos its worker read before it. The passes over one photo share the scanner.
+    func startPhoto() {
+        if let handle { zbar_image_scanner_destroy(handle) }
+        handle = makeHandle()
+    }
+
+    /// A zbar image scanner configured for ``symbologies``.
+    private func makeHandle() -> OpaquePointer? {
+        guard let handle = zbar_image_scanner_create() else { return nil }
         zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         var enabled = symbologies
         // zbar decodes UPC-A and UPC-E inside its EAN-13 decoder: that must be on for them.
@@ -34,9 +50,8 @@ final class ZBarScanner {
             zbar_image_scanner_set_config(handle, Self.zbarType(s), ZBAR_CFG_ENABLE, 1)
         }
         zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        return handle
     }
-
-    deinit { zbar_image_scanner_destroy(handle) }
 
     static func zbarType(_ s: Symbology) -> zbar_symbol_type_t {
         switch s {
@@ -71,7 +86,7 @@ final class ZBarScanner {
 
     /// Scans a grey image (`zbar_scan_image` on a Y800 image). `density` scans every n-th line.
     func scan(_ image: GrayImage, density: Int = 1) -> [RawSymbol] {
-        guard image.width > 0, image.height > 0 else { return [] }
+        guard image.width > 0, image.height > 0, let handle else { return [] }
         zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
         zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
         guard let zimage = zbar_image_create() else { return [] }
