@@ -32,8 +32,16 @@ enum BarEvidence {
         var cells = 8
     }
 
-    /// The patches found, as (cells, direction of the edges' normal in radians, 0–π).
-    static func patches(in image: GrayImage, limits: Limits = Limits()) -> [(cells: Int, angle: Double)] {
+    /// A patch of bars: how many cells, the direction of the edges' normal (radians, 0–π), and the
+    /// box of its cells in image pixels.
+    struct Patch: Sendable {
+        var cells: Int
+        var angle: Double
+        var x0: Int, y0: Int, x1: Int, y1: Int
+    }
+
+    /// The patches found.
+    static func patches(in image: GrayImage, limits: Limits = Limits()) -> [Patch] {
         let w = image.width, h = image.height
         let cell = max(8, max(w, h) / 48)
         let cw = w / cell, ch = h / cell
@@ -74,13 +82,15 @@ enum BarEvidence {
             return min(d, .pi - d) < 0.35
         }
         var seen = [Bool](repeating: false, count: cw * ch)
-        var found: [(cells: Int, angle: Double)] = []
+        var found: [Patch] = []
         for start in 0..<(cw * ch) where angle[start] >= 0 && !seen[start] {
             seen[start] = true
             var stack = [start], count = 0
+            var bx0 = cw, by0 = ch, bx1 = 0, by1 = 0
             while let i = stack.popLast() {
                 count += 1
                 let x = i % cw, y = i / cw
+                bx0 = min(bx0, x); by0 = min(by0, y); bx1 = max(bx1, x); by1 = max(by1, y)
                 for dy in -1...1 {
                     for dx in -1...1 {
                         let nx = x + dx, ny = y + dy
@@ -93,7 +103,11 @@ enum BarEvidence {
                     }
                 }
             }
-            if count >= limits.cells { found.append((count, angle[start])) }
+            if count >= limits.cells {
+                found.append(Patch(
+                    cells: count, angle: angle[start], x0: bx0 * cell, y0: by0 * cell,
+                    x1: min(w, (bx1 + 1) * cell), y1: min(h, (by1 + 1) * cell)))
+            }
         }
         return found
     }
@@ -106,8 +120,11 @@ enum BarEvidence {
         return !patches(in: image, limits: limits).isEmpty
     }
 
-    /// Light–dark alternations along a line through (`cx`, `cy`) in direction `angle`: the profile
-    /// is cut at its mid-level with a hysteresis of a sixth of its range.
+    /// Light–dark alternations along a line through (`cx`, `cy`) in direction `angle`, counted two
+    /// ways and the larger kept: crossings of the profile's mid-level (with a hysteresis of a sixth
+    /// of its range), and turns of the profile by at least a quarter of its range. The first misses
+    /// a blurred code's thin bars, which stay on one side of a mid-level set by its wide ones; the
+    /// second misses a gradual ramp's crossings.
     private static func alternations(
         _ p: UnsafeBufferPointer<UInt8>, _ w: Int, _ h: Int, cx: Double, cy: Double, angle: Double, length: Double, contrast: Int
     ) -> Int {
@@ -123,14 +140,47 @@ enum BarEvidence {
         }
         guard let lo = profile.min(), let hi = profile.max(), hi - lo >= contrast else { return 0 }
         let mid = (lo + hi) / 2, band = (hi - lo) / 6
-        var state = 0, changes = 0
+        var state = 0, crossings = 0
         for v in profile {
             let s = v > mid + band ? 1 : v < mid - band ? -1 : 0
             if s != 0 && s != state {
-                if state != 0 { changes += 1 }
+                if state != 0 { crossings += 1 }
                 state = s
             }
         }
-        return changes
+        // Turns: the profile rises or falls by `step` from its last extreme.
+        let step = max(contrast / 2, (hi - lo) / 4)
+        var direction = 0, top = profile[0], bottom = profile[0], turns = 0
+        for v in profile.dropFirst() {
+            switch direction {
+            case 0:
+                top = max(top, v)
+                bottom = min(bottom, v)
+                if v - bottom >= step {
+                    direction = 1
+                    top = v
+                } else if top - v >= step {
+                    direction = -1
+                    bottom = v
+                }
+            case 1:
+                if v > top {
+                    top = v
+                } else if top - v >= step {
+                    direction = -1
+                    bottom = v
+                    turns += 1
+                }
+            default:
+                if v < bottom {
+                    bottom = v
+                } else if v - bottom >= step {
+                    direction = 1
+                    top = v
+                    turns += 1
+                }
+            }
+        }
+        return max(crossings, turns)
     }
 }

@@ -98,9 +98,16 @@ struct ReadSession {
             case .unexplained: if !isUnexplained(before: pass) { continue }
             case .nothingRead: if !found.isEmpty { continue }
             }
-            if when != .always, case .zbar = pass, !worthFallbackScan(forQR: wantsQR && !linearOnly.contains(index)) {
-                if debug { debugLog("skip \(pass): no bars\(linearOnly.contains(index) ? "" : " and no pair of finder patterns")") }
-                continue
+            // zbar's whole-image scans, the linear table's first ones too, while nothing is read:
+            // not on a photo that shows no patch of bars. The QR table's fallbacks, and the linear
+            // table's first scans (zbar reads QR Codes there too), still run where a pair of finder
+            // patterns shows a QR Code the locator could not read.
+            if when != .always || linearOnly.contains(index), case .zbar = pass {
+                let forQR = wantsQR && (!linearOnly.contains(index) || when == .always)
+                if !worthFallbackScan(forQR: forQR) {
+                    if debug { debugLog("skip \(pass): no bars\(forQR ? " and no pair of finder patterns" : "")") }
+                    continue
+                }
             }
             if when != .always, case .locator(.enlarged, _) = pass, wantsLinear, found.isEmpty, !finderPairSeen {
                 if debug { debugLog("skip \(pass): no pair of finder patterns") }

@@ -25,7 +25,6 @@ final class ZBarScanner {
 
     init(symbologies: Set<Symbology>) {
         self.symbologies = symbologies
-        handle = makeHandle()
     }
 
     deinit { if let handle { zbar_image_scanner_destroy(handle) } }
@@ -33,10 +32,11 @@ final class ZBarScanner {
     /// Starts a new photo on a fresh zbar scanner. zbar keeps state from one image to the next (its
     /// EAN decoder the halves of a symbol seen last, its QR reader a random generator), so a scanner
     /// used again could read what the photo does not hold, and a photo's reading would depend on the
-    /// photos its worker read before it. The passes over one photo share the scanner.
+    /// photos its worker read before it. The passes over one photo share the scanner, made when the
+    /// first of them scans (a photo the locator reads alone costs none).
     func startPhoto() {
         if let handle { zbar_image_scanner_destroy(handle) }
-        handle = makeHandle()
+        handle = nil
     }
 
     /// A zbar image scanner configured for ``symbologies``.
@@ -86,6 +86,7 @@ final class ZBarScanner {
 
     /// Scans a grey image (`zbar_scan_image` on a Y800 image). `density` scans every n-th line.
     func scan(_ image: GrayImage, density: Int = 1) -> [RawSymbol] {
+        if handle == nil { handle = makeHandle() }
         guard image.width > 0, image.height > 0, let handle else { return [] }
         zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
         zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))

@@ -41,6 +41,16 @@ import Testing
         }
     }
 
+    @Test("a blurred code's thin bars count: its patch lies on the code")
+    func blurredBars() throws {
+        // A book's EAN-13, soft enough that its thin bars stay on one side of the mid-level its
+        // wide bars set: counted by turns of the profile, not only by crossings of that level.
+        let image = try Fixtures.gray(Self.codes.appendingPathComponent("zxing/ean13-2-12.png").path)
+        // The bars span x 95–385 and y 60–290 of the 480 × 360 photo.
+        let onCode = BarEvidence.patches(in: image).filter { $0.x0 < 385 && $0.x1 > 95 && $0.y0 < 290 && $0.y1 > 60 }
+        #expect((onCode.map(\.cells).max() ?? 0) >= 100, "\(onCode.map(\.cells))")
+    }
+
     @Test("an image too small to cut into cells is never ruled out")
     func tinyImages() {
         #expect(BarEvidence.mayHoldBars(GrayImage(width: 20, height: 20, fill: 0)))
