@@ -102,8 +102,9 @@ struct ReadSession {
             // not on a photo that shows no patch of bars. The QR table's fallbacks, and the linear
             // table's first scans (zbar reads QR Codes there too), still run where a pair of finder
             // patterns shows a QR Code the locator could not read.
-            if when != .always || linearOnly.contains(index), case .zbar = pass {
-                let forQR = wantsQR && (!linearOnly.contains(index) || when == .always)
+            let linear = linearOnly.contains(index)
+            if case .zbar = pass, when != .always || linear {
+                let forQR = wantsQR && (!linear || when == .always)
                 if !worthFallbackScan(forQR: forQR) {
                     if debug { debugLog("skip \(pass): no bars\(forQR ? " and no pair of finder patterns" : "")") }
                     continue
@@ -270,7 +271,7 @@ struct ReadSession {
                 // Bars redrawn by a local threshold change their widths: a linear code read there
                 // counts only when the grey image's bars confirm it.
                 // (DataBar carries two check values of its own and counts anyway.)
-                let selfChecking = raw.symbology == .databar || raw.symbology == .databarExpanded
+                let selfChecking = Self.checksItself(raw.symbology)
                 if (filter == .binarized || filter == .global) && !checked.barsAgree && !selfChecking { continue }
                 // A reading the bars could not check stands on zbar's scan lines alone: it needs
                 // several of them reading the same characters.
@@ -296,6 +297,10 @@ struct ReadSession {
             add(raw, corners: corners, module: 0)
         }
     }
+
+    /// Whether a linear symbology carries enough check values of its own to stand without the bars'
+    /// confirmation (DataBar carries two check values of its own).
+    static func checksItself(_ s: Symbology) -> Bool { s == .databar || s == .databarExpanded }
 
     /// The least scan lines (zbar's quality) that must read a linear code the bars could not check.
     /// A misread usually holds on one or two lines of a blurred or small code; the unchecked codes
@@ -368,8 +373,7 @@ struct ReadSession {
         // A reading the bars could not check, where another reading of the same place was
         // contradicted by them: zbar read that symbol two ways, and the one left is not known right.
         for i in found.indices where found[i].raw.symbology != .qr && !found[i].raw.barsAgree {
-            let s = found[i].raw.symbology
-            guard s != .databar && s != .databarExpanded else { continue }
+            guard !Self.checksItself(found[i].raw.symbology) else { continue }
             if rejected.contains(where: { $0.bytes != found[i].raw.bytes && Self.boxesOverlap($0.corners, found[i].corners) }) {
                 drop.insert(i)
             }
