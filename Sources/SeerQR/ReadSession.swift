@@ -81,15 +81,24 @@ struct ReadSession {
     mutating func run() {
         guard work.width >= 8, work.height >= 8 else { return }
         var table: [(pass: CodePass, when: PassCondition)] = []
-        // Passes from the linear table only (not also QR passes): bars alone make them worthwhile.
-        var linearOnly = 0..<0
+        // The passes of the linear table: those of the QR table's passes it holds too (they run
+        // once, where the QR table has them) and the rest, after the QR table's.
+        var linear = Set<Int>(), qrCount = 0
         if let passes = options.passes {
             table = passes
         } else {
             if wantsQR { table += options.preset.qrPasses }
-            let start = table.count
-            if wantsLinear { table += options.preset.linearPasses.filter { p in !table.contains { $0.pass == p.pass } } }
-            linearOnly = start..<table.count
+            qrCount = table.count
+            if wantsLinear {
+                for p in options.preset.linearPasses {
+                    if let i = table.firstIndex(where: { $0.pass == p.pass }) {
+                        linear.insert(i)
+                    } else {
+                        linear.insert(table.count)
+                        table.append(p)
+                    }
+                }
+            }
         }
         for (index, (pass, when)) in table.enumerated() {
             if outOfTime { break }
@@ -98,17 +107,9 @@ struct ReadSession {
             case .unexplained: if !isUnexplained(before: pass) { continue }
             case .nothingRead: if !found.isEmpty { continue }
             }
-            // zbar's whole-image scans, the linear table's first ones too, while nothing is read:
-            // not on a photo that shows no patch of bars. The QR table's fallbacks, and the linear
-            // table's first scans (zbar reads QR Codes there too), still run where a pair of finder
-            // patterns shows a QR Code the locator could not read.
-            let linear = linearOnly.contains(index)
-            if case .zbar = pass, when != .always || linear {
-                let forQR = wantsQR && (!linear || when == .always)
-                if !worthFallbackScan(forQR: forQR) {
-                    if debug { debugLog("skip \(pass): no bars\(forQR ? " and no pair of finder patterns" : "")") }
-                    continue
-                }
+            if case .zbar(let level, _) = pass, let reason = zbarSkip(level, when: when, linear: linear.contains(index), qr: index < qrCount) {
+                if debug { debugLog("skip \(pass): \(reason)") }
+                continue
             }
             if when != .always, case .locator(.enlarged, _) = pass, wantsLinear, found.isEmpty, !finderPairSeen {
                 if debug { debugLog("skip \(pass): no pair of finder patterns") }
@@ -151,11 +152,42 @@ struct ReadSession {
         }
     }
 
+    /// Why a zbar scan of the table is not worth its time on this photo, or `nil` to run it. The
+    /// scans cost most of the time of a photo that holds no code, so while nothing is read and
+    /// linear codes are asked for:
+    /// - the QR table's fallback scans are for a QR Code the locator saw but could not read: they
+    ///   need a pair of finder patterns (``finderPairSeen``), unless the linear table holds them too;
+    /// - the linear table's scans, its first ones too, need a patch of bars (``BarEvidence``) or,
+    ///   for those that read QR Codes as well (the first ones, and those the QR table holds too)
+    ///   where QR Codes are asked for, a pair of finder patterns;
+    /// - its scans of the enlarged level need a photo of at most the preset's
+    ///   ``CodeReader/Preset/enlargedScanPixels``: the level has four times the photo's pixels, and
+    ///   the codes only it reads are small photos filled by their code.
+    /// A table given in the options (for measuring passes) keeps one rule for every zbar pass that
+    /// does not always run: a patch of bars or a pair of finder patterns.
+    mutating func zbarSkip(_ level: CodeLevel, when: PassCondition, linear: Bool, qr: Bool) -> String? {
+        guard wantsLinear, found.isEmpty else { return nil }
+        if options.passes != nil {
+            guard when != .always, !worthFallbackScan(forQR: wantsQR) else { return nil }
+            return "no bars and no pair of finder patterns"
+        }
+        if !linear {
+            guard when != .always, !finderPairSeen else { return nil }
+            return "no pair of finder patterns"
+        }
+        if level == .enlarged, let limit = options.preset.enlargedScanPixels, work.width * work.height > limit {
+            return "photo over \(limit) pixels"
+        }
+        let forQR = wantsQR && (when == .always || qr)
+        guard !worthFallbackScan(forQR: forQR) else { return nil }
+        return forQR ? "no bars and no pair of finder patterns" : "no bars"
+    }
+
     /// Whether a zbar pass that runs only when the first passes fell short is worth its time. When
     /// linear codes are asked for and nothing is read yet, it is not when the photo shows no patch
-    /// of bars (``BarEvidence``, on the reduced level) and, for a pass of the QR table (`forQR`), no
-    /// QR Code's finder patterns either: such passes cost most of the time of a photo that holds no
-    /// code. QR-only reads are not gated.
+    /// of bars (``BarEvidence``, on the reduced level) and, for a scan that reads QR Codes too
+    /// (`forQR`), no pair of a QR Code's finder patterns either: such passes cost most of the time
+    /// of a photo that holds no code. QR-only reads are not gated.
     mutating func worthFallbackScan(forQR: Bool) -> Bool {
         guard wantsLinear, found.isEmpty else { return true }
         if forQR && finderPairSeen { return true }

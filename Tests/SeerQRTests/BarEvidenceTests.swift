@@ -65,4 +65,44 @@ import Testing
         let code = try reader.read(try Fixtures.gray(Self.codes.appendingPathComponent("upca-036000291452.png").path))
         #expect(code.compactMap(\.text).contains { $0.hasSuffix("036000291452") })
     }
+
+    /// Runs the preset's tables with every symbology over a photo, with a budget no debug build
+    /// reaches, and returns the session: what it read and which zbar scans it made.
+    static func session(_ path: String, preset: CodeReader.Preset) throws -> ReadSession {
+        try ZBarLibrary.load()
+        let options = CodeReader.Options(symbologies: Set(Symbology.allCases), preset: preset, timeBudgetMilliseconds: 100_000)
+        var session = ReadSession(image: try Fixtures.gray(path), scanner: ZBarScanner(symbologies: options.symbologies), options: options)
+        session.run()
+        return session
+    }
+
+    @Test("a carpet's stripes: the linear table's scans, not the QR table's fallbacks nor the enlarged level")
+    func textureScans() throws {
+        // 480 × 480, zxing-cpp's sample of a carpet: patches of bars all over, no pair of finder patterns.
+        let path = Self.codes.appendingPathComponent("nocode/falsepositives-2-07.png").path
+        for preset in [CodeReader.Preset.fast, .balanced] {
+            let session = try Self.session(path, preset: preset)
+            #expect(session.found.isEmpty)
+            #expect(session.barsSeen == true)
+            #expect(!session.finderPairSeen)
+            #expect(session.zbarScans.contains("480x480/plain"), "\(session.zbarScans)")
+            // The QR table's binarised and smoothed scans wait for a pair of finder patterns; the
+            // enlarged level (960 × 960) is for photos of at most 2^17 pixels.
+            #expect(session.zbarScans.allSatisfy { !$0.hasSuffix("/binarized") && !$0.hasSuffix("/smoothed") }, "\(session.zbarScans)")
+            #expect(!session.zbarScans.contains { $0.hasPrefix("960x960") }, "\(session.zbarScans)")
+        }
+        // thorough pays for every scan.
+        let thorough = try Self.session(path, preset: .thorough)
+        #expect(thorough.zbarScans.contains("960x960/plain"), "\(thorough.zbarScans)")
+    }
+
+    @Test("a small photo its code fills is read by the enlarged scans at balanced")
+    func smallPhotoEnlarged() throws {
+        // 240 × 240: zbar reads the UPC-A only on the photo enlarged 2×.
+        let path = Self.codes.appendingPathComponent("zxing/upca-3-13.png").path
+        let session = try Self.session(path, preset: .balanced)
+        #expect(session.zbarScans.contains { $0.hasPrefix("480x480/") }, "\(session.zbarScans)")
+        let texts = session.found.map { String(decoding: $0.raw.bytes, as: UTF8.self) }
+        #expect(texts == ["854818000116"] || texts == ["0854818000116"], "\(texts)")
+    }
 }
