@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "seer",
             dependencies: [
-                "Seer", "SeerImage", "SeerBench",
+                "Seer", "SeerImage", "SeerBench", "CSeerShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "SeerServer",

@@ -110,8 +110,7 @@ enum FinderLocator {
                 while x < w {
                     let c = row[x]
                     let s = x
-                    x += 1
-                    while x < w && row[x] == c { x += 1 }
+                    x = runEnd(row, from: x, width: w)
                     // Shift the window by one run.
                     r0 = r1; r1 = r2; r2 = r3; r3 = r4; r4 = x - s
                     c0 = c1; c1 = c2; c2 = c3; c3 = c4; c4 = c
@@ -128,6 +127,22 @@ enum FinderLocator {
             y += rowStep
         }
         return found.filter { $0.count >= 2 || $0.module >= 4 }
+    }
+
+    /// Where the run of pixels equal to `row[start]` ends (the first pixel that differs, or `width`):
+    /// eight pixels at a time while all eight are the same (most of a row lies in long runs), then
+    /// the first that differs.
+    @inline(__always)
+    static func runEnd(_ row: UnsafePointer<UInt8>, from start: Int, width: Int) -> Int {
+        let fill = UInt64(row[start]) &* 0x0101_0101_0101_0101
+        var x = start &+ 1
+        while x &+ 8 <= width {
+            let differs = UInt64(littleEndian: UnsafeRawPointer(row + x).loadUnaligned(as: UInt64.self)) ^ fill
+            if differs != 0 { return x &+ differs.trailingZeroBitCount >> 3 }
+            x &+= 8
+        }
+        while x < width && row[x] == row[start] { x &+= 1 }
+        return x
     }
 
     private static func confirm(

@@ -49,15 +49,18 @@ struct ImagingTests {
     /// The block-based binarisation equals the rule it states, computed the slow way: every pixel
     /// against the mean of all pixels in the blocks within reach of its block, on sizes that leave
     /// partial blocks at the right and bottom, for both block sizes.
-    @Test(arguments: [(37, 29, 24), (130, 67, 48), (200, 121, 96), (64, 64, 128), (9, 300, 70)])
-    func binarizeMatchesItsRule(width: Int, height: Int, window: Int) {
+    /// Offsets far below and above the usual 6 make thresholds of 256 (every pixel dark) and 0 (none).
+    @Test(arguments: [
+        (37, 29, 24, 6), (130, 67, 48, 6), (200, 121, 96, 6), (64, 64, 128, 6), (9, 300, 70, 6), (203, 50, 96, -300),
+        (203, 50, 96, 300), (203, 50, 96, -40),
+    ])
+    func binarizeMatchesItsRule(width: Int, height: Int, window: Int, offset: Int) {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(width * 1000 + height)
         let image = GrayImage(width: width, height: height) { x, y in
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             // Noise over a slope, so thresholds differ from block to block.
             return UInt8(clamping: Int(state >> 59) * 8 + (x + 2 * y) % 120)
         }
-        let offset = 6
         let bits = Imaging.binarize(image, window: window, offset: offset)
         let block = window >= 64 ? 8 : 4
         let bw = (width + block - 1) / block, bh = (height + block - 1) / block
@@ -81,7 +84,32 @@ struct ImagingTests {
             }
         }
         #expect(mismatches == 0)
-        #expect(bits.bits.contains(1) && bits.bits.contains(0))
+        if abs(offset) < 100 { #expect(bits.bits.contains(1) && bits.bits.contains(0)) }
+        if offset <= -300 { #expect(!bits.bits.contains(0)) }
+        if offset >= 300 { #expect(!bits.bits.contains(1)) }
+    }
+
+    @Test("a row's runs end where a direct scan says, eight pixels at a time or one")
+    func runEnds() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for width in [1, 7, 8, 9, 31, 64, 333] {
+            // Runs of 1 to 40 pixels of 0 or 1 (and other byte values, which the scan must also see).
+            var row: [UInt8] = []
+            while row.count < width {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let length = Int(state >> 58) % 40 + 1
+                let value = UInt8(truncatingIfNeeded: state >> 40) % 3
+                row += [UInt8](repeating: value, count: length)
+            }
+            row.removeLast(row.count - width)
+            row.withUnsafeBufferPointer { p in
+                for start in 0..<width {
+                    var end = start + 1
+                    while end < width && row[end] == row[start] { end += 1 }
+                    #expect(FinderLocator.runEnd(p.baseAddress!, from: start, width: width) == end, "width \(width), from \(start)")
+                }
+            }
+        }
     }
 
     @Test("Otsu: the two classes of a two-level image split between them")

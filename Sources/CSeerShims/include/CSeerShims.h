@@ -17,6 +17,14 @@ enum {
 
 #define SEER_MESSAGE_MAX 200
 
+/* ---------- The C library's allocator ---------- */
+
+/* Lets glibc keep freed blocks of up to `largestBlock` bytes in its heaps, and up to `keptFree`
+   bytes free at a heap's top, instead of returning them to the kernel (mallopt M_MMAP_THRESHOLD
+   and M_TRIM_THRESHOLD). For a process, not a library: the executable decides. Returns 1 when
+   both settings took, 0 otherwise (another C library: nothing is changed). */
+int seer_keep_freed_buffers(size_t largestBlock, size_t keptFree);
+
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
 typedef struct SeerJPEGDecoder SeerJPEGDecoder;
