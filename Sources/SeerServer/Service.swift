@@ -133,7 +133,7 @@ public final class SeerService: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIError(.unauthorized, "unauthorized", "The Authorization header must be 'Bearer <key>'.")
         }
-        let key = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        let key = parts[1].trimmingSpaces()
         let keys = self.keys
         if let info = keys.remembered(key) { return Caller(key: info) }
         guard let info = try await storeWork.run(budget: configuration.timeBudget, { try keys.authenticate(key) }) else {

@@ -136,7 +136,7 @@ public final class APIKeyStore: Sendable {
         -> (key: String, info: APIKeyInfo)
     {
         var generator = SystemRandomNumberGenerator()
-        let id = (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let id = Self.hex((0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let secret = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let key = "seer_\(id)_\(secret)"
         let info = APIKeyInfo(id: id, role: role, name: name, recipient: recipient, createdAt: time, revokedAt: nil)
@@ -190,7 +190,20 @@ public final class APIKeyStore: Sendable {
     }
 
     /// A key's SHA-256 as the store keeps it (lower-case hex).
+    /// Bytes as lower-case hexadecimal (every request's key is hashed: `String(format:)` per byte
+    /// cost more than the hash).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     public static func hash(_ key: String) -> String {
-        SHA256.hash(data: Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: Array(key.utf8)))
     }
 }

@@ -291,3 +291,17 @@ struct ContractTests {
         #expect(references > 10)
     }
 }
+
+@Suite("seer serve: header values")
+struct HeaderValueTests {
+    @Test("spaces and tabs around a header value are dropped, nothing else")
+    func trimming() {
+        #expect("  image/png \t".trimmingSpaces() == "image/png")
+        #expect("Bearer seer_ab".split(separator: " ", maxSplits: 1)[1].trimmingSpaces() == "seer_ab")
+        #expect(" \t ".trimmingSpaces() == "")
+        #expect("".trimmingSpaces() == "")
+        #expect(" café ".trimmingSpaces() == "café")
+        #expect("a b".trimmingSpaces() == "a b")
+        #expect("\u{00A0}x\n".trimmingSpaces() == "\u{00A0}x\n")
+    }
+}

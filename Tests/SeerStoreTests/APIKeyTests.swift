@@ -36,6 +36,8 @@ extension TemporaryStore {
         #expect(rows.count == 1)
         let hash: String = try #require(rows.first?["hash"])
         #expect(hash == APIKeyStore.hash(key) && hash.count == 64)
+        // Lower-case hexadecimal SHA-256, as databases made by earlier versions hold it.
+        #expect(APIKeyStore.hash("seer_abc") == "4bb28b4efa2cfc77b4b6a7d3f978edbea4466172011033727a465ac8cda2f19c")
         let cells = rows.flatMap { row in row.databaseValues.map(\.description) }
         #expect(!cells.contains { $0.contains(String(parts[2])) })
 
