@@ -167,30 +167,28 @@ struct ReadSession {
     /// does not always run: a patch of bars or a pair of finder patterns.
     mutating func zbarSkip(_ level: CodeLevel, when: PassCondition, linear: Bool, qr: Bool) -> String? {
         guard wantsLinear, found.isEmpty else { return nil }
+        // Whether the scan reads QR Codes too, so that a pair of finder patterns lets it run.
+        let forQR: Bool
         if options.passes != nil {
-            guard when != .always, !worthFallbackScan(forQR: wantsQR) else { return nil }
-            return "no bars and no pair of finder patterns"
-        }
-        if !linear {
+            guard when != .always else { return nil }
+            forQR = wantsQR
+        } else if !linear {
             guard when != .always, !finderPairSeen else { return nil }
             return "no pair of finder patterns"
+        } else {
+            if level == .enlarged, let limit = options.preset.enlargedScanPixels, work.width * work.height > limit {
+                return "photo over \(limit) pixels"
+            }
+            forQR = wantsQR && (when == .always || qr)
         }
-        if level == .enlarged, let limit = options.preset.enlargedScanPixels, work.width * work.height > limit {
-            return "photo over \(limit) pixels"
-        }
-        let forQR = wantsQR && (when == .always || qr)
-        guard !worthFallbackScan(forQR: forQR) else { return nil }
+        if forQR && finderPairSeen { return nil }
+        if showsBars() { return nil }
         return forQR ? "no bars and no pair of finder patterns" : "no bars"
     }
 
-    /// Whether a zbar pass that runs only when the first passes fell short is worth its time. When
-    /// linear codes are asked for and nothing is read yet, it is not when the photo shows no patch
-    /// of bars (``BarEvidence``, on the reduced level) and, for a scan that reads QR Codes too
-    /// (`forQR`), no pair of a QR Code's finder patterns either: such passes cost most of the time
-    /// of a photo that holds no code. QR-only reads are not gated.
-    mutating func worthFallbackScan(forQR: Bool) -> Bool {
-        guard wantsLinear, found.isEmpty else { return true }
-        if forQR && finderPairSeen { return true }
+    /// Whether the reduced level shows a patch of bars (``BarEvidence``), looked at once per photo
+    /// (an image too small to cut into cells, or with no reduced level, rules nothing out).
+    mutating func showsBars() -> Bool {
         if let barsSeen { return barsSeen }
         guard let (image, _) = level(.reduced) else { return true }
         let seen = BarEvidence.mayHoldBars(image)
