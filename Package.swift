@@ -129,6 +129,7 @@ let package = Package(
             name: "SeerServer",
             dependencies: [
                 "Seer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), "CSeerShims",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.embedInCode("openapi.json")],

@@ -1,7 +1,9 @@
+import CSeerShims
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import Seer
 
 /// How the service runs: where it listens and the limits that protect the machine.
@@ -81,6 +83,20 @@ public final class SeerService: Sendable {
             name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit,
             waitLimit: configuration.effectiveAdmissionLimit)
         storeWork = WorkerPool(name: "seer-store", threads: 2, queueLimit: 256 * max(1, configuration.workers))
+    }
+
+    /// Makes the event loops that serve the connections also run Swift's tasks (the request handlers),
+    /// in place of Swift's own thread pool, so that a request is not handed from one thread to another
+    /// between reading its body, its handler and writing its answer. Call once, from the main thread,
+    /// before any task starts, in a process that runs nothing but the service (a blocking call in a
+    /// task would hold up the connections of its event loop): the `seer serve` command.
+    /// - Returns: whether the event loops took over.
+    @discardableResult
+    public static func runTasksOnEventLoops() -> Bool {
+        seer_route_global_jobs { job in
+            // The loop this thread runs, if it runs one (no hop); else the next.
+            MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+        } == 1
     }
 
     /// Stops the worker threads after the queued jobs.
@@ -186,13 +202,18 @@ struct ServiceMiddleware: RouterMiddleware {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let route = context.endpointPath ?? "unmatched"
         service.metrics.request(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
-        var metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(response.status.code)",
-            "ms": "\((seconds * 1e5).rounded() / 100)",
-        ]
-        if let errorCode { metadata["error"] = "\(errorCode)" }
-        service.logger.info("request", metadata: metadata)
+        // Built only when the line is logged (swift-log takes the metadata as an autoclosure).
+        service.logger.info(
+            "request", metadata: Self.metadata(request, route: route, status: response.status.code, seconds: seconds, error: errorCode))
         return response
+    }
+
+    static func metadata(_ request: Request, route: String, status: Int, seconds: Double, error: String?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(status)", "ms": "\((seconds * 1e5).rounded() / 100)",
+        ]
+        if let error { metadata["error"] = "\(error)" }
+        return metadata
     }
 
     static func response(_ error: APIError) -> Response {

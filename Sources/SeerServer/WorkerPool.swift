@@ -39,6 +39,8 @@ public final class WorkerPool: Sendable {
     struct Waiter {
         let id: Int
         let continuation: CheckedContinuation<Void, any Error>
+        /// Its deadline in ``deadlines``.
+        let timer: Int
     }
 
     struct State {
@@ -77,15 +79,18 @@ public final class WorkerPool: Sendable {
     let state = Mutex(State())
     let signal = DispatchSemaphore(value: 0)
     let stopped = DispatchSemaphore(value: 0)
+    /// The jobs' time budgets and the callers' waits for room.
+    let deadlines: Deadlines
 
     /// Starts `threads` threads named `name`.
     public init(name: String, threads: Int, queueLimit: Int, waitLimit: Int = 0) {
         self.threads = max(1, threads)
         self.queueLimit = max(0, queueLimit)
         self.waitLimit = max(0, waitLimit)
+        deadlines = Deadlines(name: "\(name)-timer")
         for index in 0..<self.threads {
             let thread = Thread { [self] in
-                Thread.current.name = "\(name)-\(index)"
+                nameCurrentThread("\(name)-\(index)")
                 self.loop()
             }
             thread.stackSize = 8 << 20
@@ -112,7 +117,7 @@ public final class WorkerPool: Sendable {
     ///   already wait; ``Refusal/closed`` when the pool is shut down.
     public func reserve(waiting wait: Duration) async throws -> Reservation {
         enum Decision {
-            case room, refused(Refusal), wait(Int)
+            case room, refused(Refusal), wait
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let decision: Decision = state.withLock { state in
@@ -124,17 +129,14 @@ public final class WorkerPool: Sendable {
                 guard wait > .zero, state.waiters.count < waitLimit else { return .refused(.overloaded) }
                 let id = state.nextWaiter
                 state.nextWaiter += 1
-                state.waiters.append(Waiter(id: id, continuation: continuation))
-                return .wait(id)
+                let timer = deadlines.add(at: .now + wait) { self.giveUp(waiter: id) }
+                state.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
+                return .wait
             }
             switch decision {
             case .room: continuation.resume()
             case .refused(let refusal): continuation.resume(throwing: refusal)
-            case .wait(let id):
-                Task {
-                    try? await Task.sleep(for: wait)
-                    self.giveUp(waiter: id)
-                }
+            case .wait: break
             }
         }
         return Reservation(pool: self)
@@ -155,7 +157,15 @@ public final class WorkerPool: Sendable {
             state.reserved -= 1
             return Self.grant(&state, threads: threads, queueLimit: queueLimit)
         }
-        for waiter in granted { waiter.continuation.resume() }
+        admit(granted)
+    }
+
+    /// Resumes the waiters given room, their waits over.
+    func admit(_ granted: [Waiter]) {
+        for waiter in granted {
+            deadlines.remove(waiter.timer)
+            waiter.continuation.resume()
+        }
     }
 
     /// Hands room, as it frees, to the callers waiting for it, in turn.
@@ -185,10 +195,11 @@ public final class WorkerPool: Sendable {
     func submit<T: Sendable>(reservation: Reservation?, budget: Duration?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
-            let timer = Mutex<Task<Void, Never>?>(nil)
+            let timer = Mutex<Int?>(nil)
+            let deadlines = self.deadlines
             @Sendable func finish(_ result: Result<T, any Error>) {
                 guard let continuation = pending.withLock({ $0.take() }) else { return }
-                timer.withLock { $0.take() }?.cancel()
+                if let id = timer.withLock({ $0.take() }) { deadlines.remove(id) }
                 continuation.resume(with: result)
             }
             let job = Job(
@@ -209,14 +220,9 @@ public final class WorkerPool: Sendable {
             }
             signal.signal()
             if let budget {
-                let task = Task {
-                    do {
-                        try await Task.sleep(for: budget)
-                        job.expire(.timedOut)
-                    } catch {}
-                }
-                timer.withLock { $0 = task }
-                if job.isDone() { timer.withLock { $0.take() }?.cancel() }
+                let id = deadlines.add(at: .now + budget) { job.expire(.timedOut) }
+                timer.withLock { $0 = id }
+                if job.isDone(), let id = timer.withLock({ $0.take() }) { deadlines.remove(id) }
             }
         }
     }
@@ -245,7 +251,7 @@ public final class WorkerPool: Sendable {
                 state.running -= 1
                 return Self.grant(&state, threads: threads, queueLimit: queueLimit)
             }
-            for waiter in granted { waiter.continuation.resume() }
+            admit(granted)
         }
     }
 
@@ -259,10 +265,14 @@ public final class WorkerPool: Sendable {
             }
             return (state.closed, state.waiters)
         }
-        for waiter in waiters { waiter.continuation.resume(throwing: Refusal.closed) }
+        for waiter in waiters {
+            deadlines.remove(waiter.timer)
+            waiter.continuation.resume(throwing: Refusal.closed)
+        }
         if alreadyClosed { return }
         for _ in 0..<threads { signal.signal() }
         // Each thread takes queued jobs first, then finds the queue empty once and stops.
         for _ in 0..<threads { stopped.wait() }
+        deadlines.stop()
     }
 }

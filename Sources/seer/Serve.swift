@@ -57,6 +57,7 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        let onEventLoops = SeerService.runTasksOnEventLoops()
         var logger = Logger(label: "seer.serve")
         logger.logLevel = getenv("SEER_LOG").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .info
         // --db, else SEER_DB, else the default file: the keys are in the same store.
@@ -93,7 +94,12 @@ struct Serve: ParsableCommand {
         let (log, database, chosen, host, port) = (logger, storeName(db), configuration, host, port)
         let app = service.application { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
-            log.info("listening", metadata: ["address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)"])
+            log.info(
+                "listening",
+                metadata: [
+                    "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)",
+                    "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")",
+                ])
             Console.err("seer: listening on http://\(address)")
         }
         // The command line is synchronous: the service runs in a task and this thread waits for it.

@@ -75,5 +75,7 @@ struct ProcessTests {
         #expect(body.contains("\"chargerID\":\"100001\""))
         let (inbox, _) = try server.request("GET", "/v1/inbox", key: user)
         #expect(inbox == 200)
+        // The request handlers run on the event loops, not on Swift's thread pool.
+        #expect(server.errorText.contains("tasks=event-loops"), "\(server.errorText.prefix(500))")
     }
 }

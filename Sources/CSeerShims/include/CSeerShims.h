@@ -25,6 +25,21 @@ enum {
    both settings took, 0 otherwise (another C library: nothing is changed). */
 int seer_keep_freed_buffers(size_t largestBlock, size_t keptFree);
 
+/* ---------- Swift's global executor ---------- */
+
+/* Receives a job (a Swift `UnownedJob`) that Swift's runtime would have run on its own thread pool. */
+typedef void (*seer_job_sink)(void *job);
+
+/* From now on, every job the Swift runtime enqueues on its global concurrent executor (a task with no
+   actor or executor of its own) goes to `target` instead, which must have it run on some thread.
+   For a process, not a library: call once, before any task starts. Returns 1 when installed, 0 when
+   another hook already is (nothing is changed). */
+int seer_route_global_jobs(seer_job_sink target);
+
+/* Names the calling thread as the system shows it (its first 15 bytes: Linux's limit). Returns 1 when
+   named, 0 otherwise. */
+int seer_name_thread(const char *name);
+
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
 typedef struct SeerJPEGDecoder SeerJPEGDecoder;

@@ -1,0 +1,46 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+
+#include "CSeerShims.h"
+
+/* The Swift runtime's hook for jobs enqueued on the global concurrent executor
+   (swift/Runtime/Concurrency.h: swift_task_enqueueGlobal_hook). Its value is a function called with
+   the job and the runtime's own enqueue function, in Swift's calling convention. It is declared here
+   by its storage alone, as a pointer: a statically linked standard library keeps the symbol out of the
+   executable's dynamic symbols, so it cannot be looked up at run time, only linked to. */
+extern void *swift_task_enqueueGlobal_hook;
+
+static seer_job_sink sink;
+
+#if __has_attribute(swiftcall)
+__attribute__((swiftcall))
+#endif
+static void seer_enqueue_global(void *job, void *original) {
+    (void)original;
+    sink(job);
+}
+
+int seer_route_global_jobs(seer_job_sink target) {
+#if __has_attribute(swiftcall)
+    if (target == NULL || sink != NULL || swift_task_enqueueGlobal_hook != NULL) return 0;
+    sink = target;
+    __atomic_store_n(&swift_task_enqueueGlobal_hook, (void *)seer_enqueue_global, __ATOMIC_SEQ_CST);
+    return 1;
+#else
+    (void)target;
+    return 0;
+#endif
+}
+
+int seer_name_thread(const char *name) {
+#if defined(__linux__)
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    return pthread_setname_np(pthread_self(), shortened) == 0;
+#else
+    (void)name;
+    return 0;
+#endif
+}
