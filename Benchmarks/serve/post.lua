@@ -1,16 +1,22 @@
 -- wrk script: POST /v1/scans with the photos listed in the file named by SEER_PHOTO_LIST, in turn.
 -- SEER_KEY is the device key; each thread starts at a different photo.
-local bodies = {}
-local types = {}
+--
+-- Each request is formatted once, when a thread starts, and sent as it is from then on; `response`
+-- and `delay` are defined only when Retry-After is honoured (wrk reads every response into Lua when
+-- a script defines `response`). The load generator runs on the server's cores: what it spends per
+-- request is taken from the server.
+local requests = {}
 local index = 0
 
 local function load()
   local list = assert(io.open(os.getenv("SEER_PHOTO_LIST"), "r"))
+  local headers = { Authorization = "Bearer " .. os.getenv("SEER_KEY") }
   for path in list:lines() do
     local file = assert(io.open(path, "rb"))
-    bodies[#bodies + 1] = file:read("*a")
+    local body = file:read("*a")
     file:close()
-    types[#types + 1] = path:lower():match("%.png$") and "image/png" or "image/jpeg"
+    headers["Content-Type"] = path:lower():match("%.png$") and "image/png" or "image/jpeg"
+    requests[#requests + 1] = wrk.format("POST", "/v1/scans", headers, body)
   end
   list:close()
 end
@@ -23,34 +29,32 @@ end
 
 function init(args)
   load()
-  index = (start or 0) % #bodies
+  index = (start or 0) % #requests
 end
 
 function request()
-  index = index % #bodies + 1
-  local headers = {}
-  headers["Authorization"] = "Bearer " .. os.getenv("SEER_KEY")
-  headers["Content-Type"] = types[index]
-  return wrk.format("POST", "/v1/scans", headers, bodies[index])
+  index = index % #requests + 1
+  return requests[index]
 end
 
 -- With SEER_HONOUR_RETRY_AFTER=1, clients wait as a 503's Retry-After asks before their next
 -- request (one wait per 503 answered on the thread), as a well-behaved app does.
-local honour = os.getenv("SEER_HONOUR_RETRY_AFTER") == "1"
-local waits = 0
+if os.getenv("SEER_HONOUR_RETRY_AFTER") == "1" then
+  local waits = 0
 
-function response(status, headers, body)
-  if honour and status == 503 then
-    waits = waits + 1
+  function response(status, headers, body)
+    if status == 503 then
+      waits = waits + 1
+    end
   end
-end
 
-function delay()
-  if waits > 0 then
-    waits = waits - 1
-    return 1000
+  function delay()
+    if waits > 0 then
+      waits = waits - 1
+      return 1000
+    end
+    return 0
   end
-  return 0
 end
 
 function done(summary, latency, requests)

@@ -6,6 +6,10 @@ in the same run. Bounded in time: each wrk run lasts --seconds (default 15).
     python3 Benchmarks/serve/run.py [--seer .build/release/seer] [--seconds 15] [--workers 2]
         [--compare OTHER_SEER]
 
+With --pin, the server and `seer scan` run on the first --workers CPUs only and wrk on the others
+(taskset), as when the clients are phones elsewhere: what the server spends beyond `seer scan` is then
+all the server's own (on 2 cores: --workers 1 --pin).
+
 With --compare, the same runs are made against a second build of `seer serve` (say, one built from
 the previous commit), one after the other in the same run, so that the two can be compared under the
 same machine load; `seer scan` is timed with --seer.
@@ -47,16 +51,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+# Command prefixes that pin the server (and `seer scan`) and the load generator to CPUs (--pin).
+server_cpus = []
+client_cpus = []
+
+
 def cli_rate(seer, photos, jobs, rounds, seconds=8.0):
     # One warm-up run; then the list is repeated so that each timed run lasts about `seconds`.
     start = time.monotonic()
-    subprocess.run([seer, "scan", "--jobs", str(jobs), "--format", "json", *photos], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(server_cpus + [seer, "scan", "--jobs", str(jobs), "--format", "json", *photos], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     repeat = max(1, round(seconds / (time.monotonic() - start)))
     photos = photos * repeat
     times = []
     for _ in range(rounds):
         start = time.monotonic()
-        subprocess.run([seer, "scan", "--jobs", str(jobs), "--format", "json", *photos], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(server_cpus + [seer, "scan", "--jobs", str(jobs), "--format", "json", *photos], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         times.append(time.monotonic() - start)
     return len(photos) / statistics.median(times), times, repeat
 
@@ -86,7 +95,7 @@ def thread_cpu(pid):
         name = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2:].split()
         seconds = (int(fields[11]) + int(fields[12])) / tick
-        if name.startswith("seer-read"):
+        if re.fullmatch(r"seer-read-\d+", name):
             workers += seconds
     return workers, total - workers
 
@@ -103,7 +112,7 @@ def load():
 def serve_rows(seer, workers, clients, seconds, listing, cli, cli_at):
     port = free_port()
     server = subprocess.Popen(
-        [seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
+        server_cpus + [seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "SEER_LOG": "warning"})
     keys = {}
     for _ in range(3):
@@ -122,7 +131,7 @@ def serve_rows(seer, workers, clients, seconds, listing, cli, cli_at):
         threads = min(count, 2)
         before, wrk_before, start = thread_cpu(server.pid), children_cpu(), time.monotonic()
         out = subprocess.run(
-            ["wrk", "-t", str(threads), "-c", str(count), "-d", f"{seconds}s", "--timeout", "60s",
+            client_cpus + ["wrk", "-t", str(threads), "-c", str(count), "-d", f"{seconds}s", "--timeout", "60s",
              "-s", os.path.join(here, "post.lua"), f"http://127.0.0.1:{port}"],
             capture_output=True, text=True, env={**os.environ, "SEER_PHOTO_LIST": listing, "SEER_KEY": keys["device"], "SEER_HONOUR_RETRY_AFTER": honour}).stdout
         after, wrk_after, wall = thread_cpu(server.pid), children_cpu(), time.monotonic() - start
@@ -153,7 +162,14 @@ def main():
     parser.add_argument("--clients", default="1,8,64,64r", help="r: clients honour Retry-After")
     parser.add_argument("--sets", default="boofcv,small", help="photo sets: boofcv, small")
     parser.add_argument("--rounds", type=int, default=3, help="seer scan runs (median)")
+    parser.add_argument("--pin", action="store_true", help="server and seer scan on the first --workers CPUs, wrk on the others")
     args = parser.parse_args()
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) <= args.workers:
+            parser.error(f"--pin needs more CPUs than --workers ({len(cpus)} CPUs, {args.workers} workers)")
+        server_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[:args.workers]))]
+        client_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[args.workers:]))]
     clients = args.clients.split(",")
 
     for name, title, photos in photo_sets(args.per_category):
@@ -164,7 +180,8 @@ def main():
             with open(listing, "w") as f:
                 f.write("\n".join(photos) + "\n")
             cli, cli_times, cli_repeat = cli_rate(args.seer, photos, args.workers, args.rounds)
-            print(f"\n{title}: {len(photos)} photos, {args.workers} workers, {args.seconds} s per run; load average {load()}")
+            pinned = f"; server on CPUs {server_cpus[2]}, wrk on {client_cpus[2]}" if args.pin else ""
+            print(f"\n{title}: {len(photos)} photos, {args.workers} workers, {args.seconds} s per run{pinned}; load average {load()}")
             print(f"seer scan --jobs {args.workers}: {cli:.2f} photos/s (each run the list {cli_repeat}×; runs {', '.join(f'{t:.2f}' for t in cli_times)} s)")
             # Clients fewer than the workers keep at most that many photos in flight: they are also
             # set against `seer scan` with as many jobs.
