@@ -92,17 +92,12 @@ final class Deadlines: @unchecked Sendable {
             }
             wake = earliest
             if let earliest {
-                let seconds = Self.seconds(earliest - now)
-                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+                _ = condition.wait(until: Date(timeIntervalSinceNow: (earliest - now).seconds))
             } else {
                 condition.wait()
             }
         }
         condition.unlock()
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 
@@ -112,4 +107,9 @@ final class Deadlines: @unchecked Sendable {
 func nameCurrentThread(_ name: String) {
     _ = seer_name_thread(name)
     Thread.current.name = name
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

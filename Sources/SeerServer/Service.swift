@@ -199,7 +199,7 @@ struct ServiceMiddleware: RouterMiddleware {
             response = Self.response(apiError)
         }
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         let route = context.endpointPath ?? "unmatched"
         service.metrics.request(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
         // Built only when the line is logged (swift-log takes the metadata as an autoclosure).
