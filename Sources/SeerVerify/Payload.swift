@@ -89,13 +89,15 @@ public enum ParsedPayload: Sendable, Equatable {
 public enum PayloadParser {
     /// Parses one payload.
     public static func parse(_ payload: String) -> ParsedPayload {
-        let trimmed = payload.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
-        let lower = trimmed.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        let trimmed = trimmingLineBreaks(payload)
+        let bytes = trimmed.utf8
+        if hasASCIIPrefixIgnoringCase(bytes, "http://") || hasASCIIPrefixIgnoringCase(bytes, "https://") {
             return parseDigitalLink(trimmed)
         }
-        if looksLikeJWS(trimmed) { return parseJWS(trimmed) }
-        if trimmed.count >= 8, trimmed.count <= 14, trimmed.allSatisfy(\.isASCIIDigit), trimmed.count != 9, trimmed.count != 10, trimmed.count != 11 {
+        // The byte tests below are necessary conditions of the character tests they guard, so a
+        // payload that fails one (most payloads that are no product code) skips the slower test.
+        if bytes.count >= 40, contains(bytes, "eyJ"), looksLikeJWS(trimmed) { return parseJWS(trimmed) }
+        if (8...14).contains(bytes.count), bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), ![9, 10, 11].contains(bytes.count) {
             switch GS1.normalizeGTIN(trimmed) {
             case .success(let gtin):
                 return .product(ProductCode(format: .gtin, gtin: gtin, attributes: ["01": gtin]))
@@ -103,11 +105,71 @@ public enum PayloadParser {
                 return trimmed.count == 14 ? .invalid(issue, signed: false) : .notAProductCode
             }
         }
-        if looksLikeElementString(trimmed) { return parseElementString(trimmed) }
-        if looksLikeBrokenDigitalLink(trimmed) {
+        if mayBeElementString(bytes), looksLikeElementString(trimmed) { return parseElementString(trimmed) }
+        if contains(bytes, "/01/") || contains(bytes, "8030=") || contains(bytes, "kid="), looksLikeBrokenDigitalLink(trimmed) {
             return .invalid(PayloadIssue(code: "malformedURI", message: "A signed Digital Link with a broken address."), signed: true)
         }
         return .notAProductCode
+    }
+
+    /// The payload without line breaks (CR and LF) at either end.
+    static func trimmingLineBreaks(_ text: String) -> String {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x0D || bytes[start] == 0x0A { start = bytes.index(after: start) }
+        while end > start, bytes[bytes.index(before: end)] == 0x0D || bytes[bytes.index(before: end)] == 0x0A {
+            end = bytes.index(before: end)
+        }
+        if start == bytes.startIndex && end == bytes.endIndex { return text }
+        return String(text[start..<end])
+    }
+
+    /// Whether the bytes start with `prefix` (ASCII, lower case) in either case. No other character
+    /// lower-cases to an ASCII letter of a scheme, so this is `lowercased().hasPrefix(prefix)`.
+    static func hasASCIIPrefixIgnoringCase(_ bytes: String.UTF8View, _ prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+        var index = bytes.startIndex
+        for offset in 0..<prefix.utf8CodeUnitCount {
+            var byte = bytes[index]
+            if byte >= 0x41 && byte <= 0x5A { byte += 0x20 }
+            if byte != prefix.utf8Start[offset] { return false }
+            index = bytes.index(after: index)
+        }
+        return true
+    }
+
+    /// Whether `needle` (ASCII) occurs in the bytes.
+    static func contains(_ bytes: String.UTF8View, _ needle: StaticString) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        let first = needle.utf8Start[0]
+        var index = bytes.startIndex
+        var remaining = bytes.count
+        while remaining >= count {
+            if bytes[index] == first {
+                var match = true
+                var probe = bytes.index(after: index)
+                for offset in 1..<count {
+                    if bytes[probe] != needle.utf8Start[offset] {
+                        match = false
+                        break
+                    }
+                    probe = bytes.index(after: probe)
+                }
+                if match { return true }
+            }
+            index = bytes.index(after: index)
+            remaining -= 1
+        }
+        return false
+    }
+
+    /// A necessary condition of ``looksLikeElementString(_:)``: a symbology identifier (`]`), a group
+    /// separator, or a leading `01`.
+    static func mayBeElementString(_ bytes: String.UTF8View) -> Bool {
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: "]") || bytes.contains(0x1D) { return true }
+        return first == UInt8(ascii: "0") && bytes.dropFirst().first == UInt8(ascii: "1")
     }
 
     // MARK: Digital Link
