@@ -71,6 +71,8 @@ public final class SQLiteStore: SeerStore {
         } catch {
             throw StoreError(code: "cannotOpen", message: "Cannot open the database \(path): \(error.localizedDescription)")
         }
+        // Scans a writer left unindexed when it stopped.
+        try guarded("Opening the database") { try indexWaitingScans() }
     }
 
     /// Runs a database access, turning every failure into a ``StoreError`` that says what was being
@@ -206,6 +208,9 @@ public final class SQLiteStore: SeerStore {
                         createdAt REAL NOT NULL, revokedAt REAL);
                     """)
         }
+        migrator.registerMigration("v8-search-groups") { db in
+            try db.execute(sql: SearchIndex.migration)
+        }
         return migrator
     }
 
@@ -276,6 +281,7 @@ public final class SQLiteStore: SeerStore {
             var photos: [String: DuplicateTracker] = [:]
             var results: [Verification] = []
             results.reserveCapacity(inputs.count)
+            var lastSaved: Int64?
             for input in inputs {
                 var duplicate: Reason?
                 if mode == .batch { duplicate = batch.check(input.payload) }
@@ -290,11 +296,13 @@ public final class SQLiteStore: SeerStore {
                     var record = ScanRecord(
                         result, context: context, mode: mode, sourceFile: input.sourceFile, symbology: input.symbology,
                         batchID: batchID)
-                    try record.insert(db)
+                    try Self.insert(&record, db)
                     result.scanID = record.id
+                    lastSaved = record.id
                 }
                 results.append(result)
             }
+            if let lastSaved { try SearchIndex.saved(through: lastSaved, db) }
             return results
         }
         return try guarded("Verifying") { save ? try pool.write(work) : try pool.read(work) }
@@ -351,10 +359,11 @@ public final class SQLiteStore: SeerStore {
                     result.line = input.line
                     var record = ScanRecord(
                         result, context: context, mode: .batch, sourceFile: input.sourceFile, symbology: input.symbology, batchID: progress.id)
-                    try record.insert(db)
+                    try Self.insert(&record, db)
                     result.scanID = record.id
                     results.append(result)
                 }
+                if let last = results.last?.scanID { try SearchIndex.saved(through: last, db) }
                 progress.processed += inputs.count
                 try db.execute(sql: "UPDATE batchRun SET processed = ? WHERE id = ?", arguments: [progress.processed, progress.id])
                 return (results, progress)
@@ -396,7 +405,14 @@ public final class SQLiteStore: SeerStore {
     public func record(_ scans: [ScanRecord]) throws {
         try guarded("Saving scans") {
             try pool.write { db in
-                for var scan in scans { try scan.insert(db) }
+                // Many scans at once: indexed in the same transaction.
+                let through = try SearchIndex.indexedThrough(db)
+                for var scan in scans {
+                    let copied = scan.id.map { $0 <= through } ?? false
+                    try Self.insert(&scan, db)
+                    if copied, let id = scan.id { try SearchIndex.indexOne(id, db) }
+                }
+                try SearchIndex.indexWaiting(db)
             }
         }
     }
@@ -463,28 +479,31 @@ public final class SQLiteStore: SeerStore {
     }
 
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        try guarded("Reading the history") { try pool.read { db in
-            var (clauses, arguments) = try filters(query, db: db)
-            let limit = max(1, query.limit)
-            var sql: String
-            if let terms = try searchTerms(query, db: db) {
-                // FTS5 yields rowids in descending order natively, so a page stops early.
-                sql = "SELECT scan.* FROM scanSearch CROSS JOIN scan ON scan.id = scanSearch.rowid WHERE scanSearch MATCH ? AND scanSearch.rowid >= ?"
-                arguments = StatementArguments([terms.match]) + StatementArguments([terms.minimumID]) + arguments
-                for clause in clauses { sql += " AND " + clause }
-                sql += " ORDER BY scanSearch.rowid DESC"
-            } else {
-                sql = "SELECT scan.* FROM scan"
-                if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-                sql += " ORDER BY scan.id DESC"
+        try guarded("Reading the history") {
+            if query.search != nil { try indexWaitingScans() }
+            return try pool.read { db in
+                var (clauses, arguments) = try filters(query, db: db)
+                let limit = max(1, query.limit)
+                var sql: String
+                if let terms = try searchTerms(query, db: db) {
+                    // FTS5 yields rowids in descending order natively, so a page stops early.
+                    sql = "SELECT scan.* FROM scanSearch CROSS JOIN scan ON scan.id = scanSearch.rowid WHERE scanSearch MATCH ? AND scanSearch.rowid >= ?"
+                    arguments = StatementArguments([terms.match]) + StatementArguments([terms.minimumID]) + arguments
+                    for clause in clauses { sql += " AND " + clause }
+                    sql += " ORDER BY scanSearch.rowid DESC"
+                } else {
+                    sql = "SELECT scan.* FROM scan"
+                    if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+                    sql += " ORDER BY scan.id DESC"
+                }
+                sql += " LIMIT ? OFFSET ?"
+                _ = arguments.append(contentsOf: [limit + 1, max(0, query.offset)])
+                var scans = try ScanRecord.fetchAll(db, sql: sql, arguments: arguments)
+                let hasMore = scans.count > limit
+                if hasMore { scans.removeLast() }
+                return HistoryPage(scans: scans, hasMore: hasMore, nextOffset: hasMore ? max(0, query.offset) + limit : nil)
             }
-            sql += " LIMIT ? OFFSET ?"
-            _ = arguments.append(contentsOf: [limit + 1, max(0, query.offset)])
-            var scans = try ScanRecord.fetchAll(db, sql: sql, arguments: arguments)
-            let hasMore = scans.count > limit
-            if hasMore { scans.removeLast() }
-            return HistoryPage(scans: scans, hasMore: hasMore, nextOffset: hasMore ? max(0, query.offset) + limit : nil)
-        } }
+        }
     }
 
     public func scan(id: Int64) throws -> ScanDetails? {
@@ -543,15 +562,18 @@ public final class SQLiteStore: SeerStore {
     public func suggestions(prefix: String, limit: Int) throws -> [String] {
         let lowered = prefix.lowercased().trimmingCharacters(in: .whitespaces)
         guard !lowered.isEmpty else { return [] }
-        return try guarded("Reading search suggestions") { try pool.read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT term FROM scanSearchVocab WHERE term >= ? AND term < ?
-                    ORDER BY doc DESC, term LIMIT ?
-                    """,
-                arguments: [lowered, lowered + "\u{10FFFF}", limit])
-        } }
+        return try guarded("Reading search suggestions") {
+            try indexWaitingScans()
+            return try pool.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT term FROM scanSearchVocab WHERE term >= ? AND term < ?
+                        ORDER BY doc DESC, term LIMIT ?
+                        """,
+                    arguments: [lowered, lowered + "\u{10FFFF}", limit])
+            }
+        }
     }
 
     public func rememberSearch(_ text: String) throws {
@@ -581,7 +603,8 @@ public final class SQLiteStore: SeerStore {
 
     public func statistics(_ query: HistoryQuery) throws -> Statistics {
         try guarded("Counting scans") {
-            try pool.read { db in
+            if query.search != nil { try indexWaitingScans() }
+            return try pool.read { db in
                 var (clauses, arguments) = try filters(query, db: db)
                 var from = "scan"
                 if let terms = try searchTerms(query, db: db) {
