@@ -125,7 +125,7 @@ extension Engine {
     /// Whether a payload is a charger code: not a product code (signed, broken or not), and holding a
     /// charger ID. A product Digital Link can hold six digits (an expiry date) and stays a product code.
     static func isChargerCode(_ payload: String) -> Bool {
-        guard case .notAProductCode = PayloadParser.parse(payload) else { return false }
+        guard ChargerID.mayHoldID(payload), case .notAProductCode = PayloadParser.parse(payload) else { return false }
         if case .success = ChargerID.parsePayload(payload) { return true }
         return false
     }

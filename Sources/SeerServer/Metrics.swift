@@ -13,6 +13,12 @@ public final class ServiceMetrics: Sendable {
         var buckets: [Int]
         var sum = 0.0
         var count = 0
+
+        mutating func add(_ seconds: Double, bounds: [Double]) {
+            for (index, bound) in bounds.enumerated() where seconds <= bound { buckets[index] += 1 }
+            sum += seconds
+            count += 1
+        }
     }
 
     struct Storage {
@@ -34,11 +40,8 @@ public final class ServiceMetrics: Sendable {
     func request(method: String, route: String, status: Int, seconds: Double) {
         storage.withLock { storage in
             storage.requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
-            var histogram = storage.latency[route] ?? Histogram(buckets: Array(repeating: 0, count: Self.bounds.count))
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { histogram.buckets[index] += 1 }
-            histogram.sum += seconds
-            histogram.count += 1
-            storage.latency[route] = histogram
+            // Updated in place: a copy taken out of the dictionary would copy its buckets on every request.
+            storage.latency[route, default: Histogram(buckets: Array(repeating: 0, count: Self.bounds.count))].add(seconds, bounds: Self.bounds)
         }
     }
 

@@ -84,6 +84,21 @@ public enum ChargerID {
         return .success(trimmed)
     }
 
+    /// Whether a payload can hold a charger id: a run of six ASCII digits, as every id
+    /// ``parsePayload(_:)`` finds is. A quick test to make before it.
+    public static func mayHoldID(_ payload: String) -> Bool {
+        var run = 0
+        for byte in payload.utf8 {
+            if byte >= 0x30 && byte <= 0x39 {
+                run += 1
+                if run == 6 { return true }
+            } else {
+                run = 0
+            }
+        }
+        return false
+    }
+
     /// Finds the id in a QR payload: the whole payload, a query parameter's value, or a path segment.
     ///
     /// Query parameters named `id`, `charger`, `chargerId`, `cp`, `evse` or `chargePointId` are tried

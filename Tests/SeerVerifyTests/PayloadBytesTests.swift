@@ -32,6 +32,15 @@ import Testing
         #expect(PayloadParser.contains(bytes, "/01/") == (text.range(of: "/01/") != nil))
     }
 
+    @Test(arguments: [
+        "123456", " 654321\n", "https://charge.example/cp/123456", "https://charge.example/?id=999999&x=1", "evse:100000",
+        "https://charge.example/station/12345", "012345", "https://charge.example/a/1234567", "12 34 56", "١٢٣٤٥٦",
+    ])
+    func everyChargerIDFoundIsASixDigitRun(_ payload: String) {
+        if case .success = ChargerID.parsePayload(payload) { #expect(ChargerID.mayHoldID(payload)) }
+        #expect(ChargerID.mayHoldID(payload) == (payload.utf8.count >= 6 && payload.contains(/[0-9]{6}/)))
+    }
+
     @Test func aCodeWithLineBreaksAndAnUpperCaseSchemeIsStillAProductCode() {
         guard case .product(let code) = PayloadParser.parse("\r\nHTTPS://id.example.com/01/09506000134352/21/S1\r\n") else {
             Issue.record("not read as a product code")
