@@ -211,6 +211,19 @@ public final class SQLiteStore: SeerStore {
         migrator.registerMigration("v8-search-groups") { db in
             try db.execute(sql: SearchIndex.migration)
         }
+        migrator.registerMigration("v9-partial-indexes") { db in
+            // A scan of no product (no GTIN, no category) or of no batch adds nothing to these indexes:
+            // a save writes fewer pages. Lookups by an equal value (`gtin = ?`, `batchID = ?`) still use them.
+            try db.execute(
+                sql: """
+                    DROP INDEX scan_item;
+                    CREATE INDEX scan_item ON scan(gtin, serial, time) WHERE gtin IS NOT NULL;
+                    DROP INDEX scan_category;
+                    CREATE INDEX scan_category ON scan(category, time) WHERE category IS NOT NULL;
+                    DROP INDEX scan_batch;
+                    CREATE INDEX scan_batch ON scan(batchID) WHERE batchID IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

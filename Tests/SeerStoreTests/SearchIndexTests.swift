@@ -107,11 +107,29 @@ import Testing
         }
         try queue.close()
         let store = try SQLiteStore(path: path)
-        #expect(try store.appliedMigrations().last == "v8-search-groups")
+        #expect(try store.appliedMigrations().suffix(2) == ["v8-search-groups", "v9-partial-indexes"])
         #expect(try store.scansWaitingForIndex() == 0)
         #expect(try found("old", in: store) == 40)
         try save(3, to: store)
         #expect(try found("item", in: store) == 3)
         try store.checkSearchIndex()
+    }
+
+    @Test func lookupsByItemAndBatchStillUseTheirPartialIndexes() throws {
+        let temporary = try TemporaryStore(.sqlite)
+        let queue = try DatabaseQueue(path: temporary.sqlite.path)
+        func plan(_ sql: String) throws -> String {
+            try queue.read { db in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String? ?? "" }.joined(separator: "; ") }
+        }
+        // The clone and duplicate checks' lookup of a product's earlier scans, and a batch's scans.
+        #expect(try plan("SELECT id FROM scan WHERE gtin = '1' AND serial = '2' AND time >= 0 ORDER BY time, id").contains("scan_item"))
+        #expect(try plan("SELECT gtin FROM scan WHERE batchID = 'b' ORDER BY id").contains("scan_batch"))
+        // Scans of no product and of no batch are in neither index.
+        try save(3, to: temporary.sqlite)
+        let counts = try queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scan INDEXED BY scan_item WHERE gtin IS NOT NULL") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scan INDEXED BY scan_batch WHERE batchID IS NOT NULL") ?? -1)
+        }
+        #expect(counts == (0, 0))
     }
 }

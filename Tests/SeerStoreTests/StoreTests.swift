@@ -55,10 +55,10 @@ enum Data1 {
         let temporary = try TemporaryStore(.sqlite)
         #expect(FileManager.default.fileExists(atPath: temporary.sqlite.path))
         #expect(try temporary.sqlite.journalMode() == "wal")
-        #expect(try temporary.sqlite.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches", "v7-apikeys", "v8-search-groups"])
+        #expect(try temporary.sqlite.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches", "v7-apikeys", "v8-search-groups", "v9-partial-indexes"])
         // Reopening migrates nothing again.
         let again = try SQLiteStore(path: temporary.sqlite.path)
-        #expect(try again.appliedMigrations().count == 8)
+        #expect(try again.appliedMigrations().count == 9)
     }
 
     @Test func defaultPathFollowsXDG() {
