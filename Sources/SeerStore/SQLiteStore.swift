@@ -493,8 +493,7 @@ public final class SQLiteStore: SeerStore {
 
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
         try guarded("Reading the history") {
-            if query.search != nil { try indexWaitingScans() }
-            return try pool.read { db in
+            func read(_ db: Database) throws -> HistoryPage {
                 var (clauses, arguments) = try filters(query, db: db)
                 let limit = max(1, query.limit)
                 var sql: String
@@ -516,6 +515,7 @@ public final class SQLiteStore: SeerStore {
                 if hasMore { scans.removeLast() }
                 return HistoryPage(scans: scans, hasMore: hasMore, nextOffset: hasMore ? max(0, query.offset) + limit : nil)
             }
+            return try query.search != nil ? searching(read) : pool.read(read)
         }
     }
 
@@ -576,8 +576,7 @@ public final class SQLiteStore: SeerStore {
         let lowered = prefix.lowercased().trimmingCharacters(in: .whitespaces)
         guard !lowered.isEmpty else { return [] }
         return try guarded("Reading search suggestions") {
-            try indexWaitingScans()
-            return try pool.read { db in
+            try searching { db in
                 try String.fetchAll(
                     db,
                     sql: """
@@ -616,8 +615,7 @@ public final class SQLiteStore: SeerStore {
 
     public func statistics(_ query: HistoryQuery) throws -> Statistics {
         try guarded("Counting scans") {
-            if query.search != nil { try indexWaitingScans() }
-            return try pool.read { db in
+            func read(_ db: Database) throws -> Statistics {
                 var (clauses, arguments) = try filters(query, db: db)
                 var from = "scan"
                 if let terms = try searchTerms(query, db: db) {
@@ -647,6 +645,7 @@ public final class SQLiteStore: SeerStore {
                     byCategory: try counts("COALESCE(scan.category, 'uncategorised')", order: "n DESC, k") { _ in true },
                     perDay: try counts("date(scan.time, 'unixepoch')", order: "k") { _ in true })
             }
+            return try query.search != nil ? searching(read) : pool.read(read)
         }
     }
 

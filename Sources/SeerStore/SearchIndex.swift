@@ -80,12 +80,23 @@ enum SearchIndex {
 
 extension SQLiteStore {
     /// Indexes the scans waiting, so that a search that follows sees every scan saved before it.
-    /// A store opened read-only cannot write the index: it searches the scans indexed when the
-    /// database was last written (all but the newest few when its writer stopped without closing it).
     func indexWaitingScans() throws {
         guard !isReadOnly else { return }
         guard try pool.read({ db in try SearchIndex.waiting(db) }) > 0 else { return }
         try writeRetrying { db in try SearchIndex.indexWaiting(db) }
+    }
+
+    /// A read that searches the index: in one read transaction when no scan waits (the usual case);
+    /// else after indexing those that wait. A store opened read-only cannot write the index: it
+    /// searches the scans indexed when the database was last written (all but the newest few when
+    /// its writer stopped without closing it).
+    func searching<T>(_ body: (Database) throws -> T) throws -> T {
+        let first = try pool.read { db -> T? in
+            try isReadOnly || SearchIndex.waiting(db) == 0 ? body(db) : nil
+        }
+        if let first { return first }
+        try writeRetrying { db in try SearchIndex.indexWaiting(db) }
+        return try pool.read(body)
     }
 
     /// How many scans wait to be indexed.
