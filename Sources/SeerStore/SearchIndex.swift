@@ -10,9 +10,10 @@ import GRDB
 ///   saved before it started;
 /// - when the database is opened for writing.
 ///
-/// `searchIndexState.indexedThrough` is the highest scan id in the index; every scan above it is
-/// waiting. Scan ids only grow (a deleted highest id lowers the mark, so a reused id is indexed
-/// again), and the index and the mark change in the same transaction as the scans.
+/// `searchIndexState.indexedThrough` is the highest scan id in the index. A new scan's id is above
+/// every id in the table (SQLite's rowid), so the scans above the mark are exactly those waiting;
+/// deleting the highest indexed scans lowers the mark, so an id given out again is indexed again.
+/// The index and the mark change in the same transaction as the scans.
 enum SearchIndex {
     /// Scans indexed together: an index write per this many saves.
     static let group: Int64 = 32

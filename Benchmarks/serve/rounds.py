@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Alternating rounds of `seer scan --jobs N` and `seer serve` (one build or several), for a ratio that
+the machine's drifting speed disturbs less than one long run of each.
+
+    python3 Benchmarks/serve/rounds.py --seer BIN [--seer OTHER ...] [--rounds 8] [--seconds 6]
+        [--clients 8] [--workers 2] [--sets small|boofcv]
+
+Each round times `seer scan --jobs N` over the photos, then each server in turn (the order reversed
+every other round; wrk posts the photos for --seconds after a 2 s warm-up), then `seer scan` again.
+A server's ratio in a round is its photos per second over the mean of that round's two `seer scan`
+rates. Per round and server it also prints the CPU time per request: the server's threads (from
+/proc) plus wrk's (which runs on the same cores). Then the median and quartiles of each server's
+ratios. `seer scan` is timed with the first --seer.
+
+Needs wrk (apt) and ../shared/testdata.
+"""
+import argparse, os, re, statistics, subprocess, sys, time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import run  # noqa: E402  (photo sets and ports, as run.py picks them)
+
+tick = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    stat = open(f"/proc/{pid}/stat").read()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / tick
+
+
+def scan_rate(seer, photos, jobs, seconds, estimate=None):
+    """Photos per second of `seer scan --jobs` over the list, repeated to last about `seconds` at the
+    `estimate` rate (once through without one)."""
+    repeat = max(1, round(seconds * estimate / len(photos))) if estimate else 1
+    args = photos * repeat
+    start = time.monotonic()
+    subprocess.run([seer, "scan", "--jobs", str(jobs), "--format", "json", *args],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return len(args) / (time.monotonic() - start)
+
+
+def serve_rate(seer, photo_list, clients, workers, seconds):
+    """(photos per second, CPU ms per request of the server and of wrk) at `clients` clients."""
+    port = run.free_port()
+    server = subprocess.Popen([seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              env={**os.environ, "SEER_LOG": "warning"})
+    try:
+        keys = dict(server.stdout.readline().split() for _ in range(3))
+        env = {**os.environ, "SEER_PHOTO_LIST": photo_list, "SEER_KEY": keys["device"], "SEER_HONOUR_RETRY_AFTER": "0"}
+
+        def wrk(duration):
+            command = ["wrk", "-t", str(min(2, clients)), "-c", str(clients), "-d", duration, "--timeout", "60s",
+                       "-s", os.path.join(here, "post.lua"), f"http://127.0.0.1:{port}"]
+            return subprocess.run(command, capture_output=True, text=True, env=env, check=False).stdout
+
+        wrk("2s")
+        before, children = cpu_seconds(server.pid), os.times()
+        out = wrk(f"{seconds}s")
+        after, later = cpu_seconds(server.pid), os.times()
+    finally:
+        server.terminate()
+        server.wait()
+    found = re.search(r"requests=(\d+) seconds=([\d.]+) .* non2xx=(\d+)", out)
+    if not found:
+        sys.exit(f"wrk printed no result:\n{out}")
+    requests, elapsed, refused = int(found.group(1)), float(found.group(2)), int(found.group(3))
+    wrk_cpu = later.children_user + later.children_system - children.children_user - children.children_system
+    return (requests - refused) / elapsed, 1000 * (after - before) / requests, 1000 * wrk_cpu / requests
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seer", action="append", required=True, help="a seer binary; give several to compare")
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=6)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--sets", default="small", help="boofcv or small")
+    parser.add_argument("--per-category", type=int, default=3, help="BoofCV photos per category")
+    args = parser.parse_args()
+    chosen = [s for s in run.photo_sets(args.per_category) if s[0] == args.sets]
+    if not chosen:
+        sys.exit(f"no photos for set {args.sets} under {run.testdata}")
+    _, title, photos = chosen[0]
+    photo_list = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"seer-rounds-{os.getpid()}.list")
+    with open(photo_list, "w") as f:
+        f.write("\n".join(photos) + "\n")
+    print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run")
+    names = [os.path.abspath(s) for s in args.seer]
+    ratios = {s: [] for s in names}
+    estimate = scan_rate(names[0], photos, args.workers, 0)  # also warms the page cache
+    for index in range(args.rounds):
+        first = scan_rate(names[0], photos, args.workers, args.seconds / 2, estimate)
+        order = names if index % 2 == 0 else names[::-1]
+        served = {s: serve_rate(s, photo_list, args.clients, args.workers, args.seconds) for s in order}
+        last = scan_rate(names[0], photos, args.workers, args.seconds / 2, estimate)
+        scanned = (first + last) / 2
+        line = f"round {index + 1}: seer scan {first:.0f} and {last:.0f} photos/s"
+        for s in names:
+            rate, server_ms, wrk_ms = served[s]
+            ratios[s].append(rate / scanned)
+            line += f"; {s}: {rate:.0f}/s, {rate / scanned:.3f}, {server_ms:.2f} + {wrk_ms:.2f} ms CPU per request"
+        print(line, flush=True)
+    os.remove(photo_list)
+    for s in names:
+        values = sorted(ratios[s])
+        quarter = len(values) // 4
+        print(f"{s}: median ratio {statistics.median(values):.3f} (quartiles {values[quarter]:.3f}–{values[-1 - quarter]:.3f}; "
+              f"all {' '.join(f'{v:.2f}' for v in values)})")
+
+
+if __name__ == "__main__":
+    main()
