@@ -14,7 +14,7 @@ ratios. `seer scan` is timed with the first --seer.
 
 Needs wrk (apt) and ../shared/testdata.
 """
-import argparse, os, re, statistics, subprocess, sys, time
+import argparse, os, re, socket, statistics, subprocess, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
@@ -48,6 +48,16 @@ def serve_rate(seer, photo_list, clients, workers, seconds):
                               env={**os.environ, "SEER_LOG": "warning"})
     try:
         keys = dict(server.stdout.readline().split() for _ in range(3))
+        # The keys come before the server listens.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    sys.exit(f"{seer} serve did not listen on port {port}")
+                time.sleep(0.05)
         env = {**os.environ, "SEER_PHOTO_LIST": photo_list, "SEER_KEY": keys["device"], "SEER_HONOUR_RETRY_AFTER": "0"}
 
         def wrk(duration):
