@@ -326,7 +326,6 @@ public final class PostgresStore: SeerStore {
         guard !scans.isEmpty else { return [] }
         let columns = copiedTables.first { $0.table == "scan" }!.columns.dropFirst()
         let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        let encoder = JSONEncoder()
         var ids: [Int64] = []
         ids.reserveCapacity(scans.count)
         for start in stride(from: 0, to: scans.count, by: 500) {
@@ -334,7 +333,7 @@ public final class PostgresStore: SeerStore {
             var arguments: [DatabaseValue] = []
             arguments.reserveCapacity(chunk.count * columns.count)
             for scan in chunk {
-                let reasons = String(decoding: try encoder.encode(scan.reasons.map(\.rawValue)), as: UTF8.self)
+                let reasons = scan.reasonsJSON
                 arguments += [
                     scan.time.sqlValue, scan.device.sqlValue, scan.mode.rawValue.sqlValue, scan.sourceFile.sqlValue,
                     scan.symbology.sqlValue, scan.payload.sqlValue, scan.format?.rawValue.sqlValue ?? .null, scan.gtin.sqlValue,

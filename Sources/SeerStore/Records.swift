@@ -92,6 +92,12 @@ public struct ScanRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         id = inserted.rowID
     }
 
+    /// The reasons as the `reasons` column holds them: a JSON list of their names. (A reason's name is
+    /// a plain identifier: nothing in it needs escaping.)
+    var reasonsJSON: String {
+        "[" + reasons.map { "\"" + $0.rawValue + "\"" }.joined(separator: ",") + "]"
+    }
+
     /// Reads a saved scan, checking every column: a row that holds what no scan can (a verdict,
     /// mode, format or reason Seer does not know, a time that is no number, a missing payload) is a
     /// ``StoreError`` `damagedRow` naming the scan and the column, never a crash.

@@ -123,16 +123,10 @@ extension SQLiteStore {
                     productName, brand, category, verdict, reasons, notes, latitude, longitude, country, batchID)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        var reasons = "["
-        for (index, reason) in scan.reasons.enumerated() {
-            if index > 0 { reasons += "," }
-            reasons += "\"" + reason.rawValue + "\""
-        }
-        reasons += "]"
         let values: [(any DatabaseValueConvertible)?] = [
             scan.id, scan.time, scan.device, scan.mode.rawValue, scan.sourceFile, scan.symbology, scan.payload,
             scan.format?.rawValue, scan.gtin, scan.serial, scan.lot, scan.expiry, scan.productName, scan.brand,
-            scan.category, scan.verdict.rawValue, reasons, scan.notes, scan.latitude, scan.longitude, scan.country,
+            scan.category, scan.verdict.rawValue, scan.reasonsJSON, scan.notes, scan.latitude, scan.longitude, scan.country,
             scan.batchID,
         ]
         statement.setUncheckedArguments(StatementArguments(values))

@@ -105,9 +105,8 @@ extension PostgresStore {
     /// Inserts scans (with their ids when they have them), many per statement.
     static func insertScans(_ scans: [ScanRecord], session: PostgresSession) throws {
         let columns = copiedTables.first { $0.table == "scan" }!.columns
-        let encoder = JSONEncoder()
-        let rows = try scans.map { scan -> Row in
-            let reasons = String(decoding: try encoder.encode(scan.reasons.map(\.rawValue)), as: UTF8.self)
+        let rows = scans.map { scan -> Row in
+            let reasons = scan.reasonsJSON
             let values: [String: (any DatabaseValueConvertible)?] = [
                 "id": scan.id, "time": scan.time, "device": scan.device, "mode": scan.mode.rawValue, "sourceFile": scan.sourceFile,
                 "symbology": scan.symbology, "payload": scan.payload, "format": scan.format?.rawValue, "gtin": scan.gtin,
