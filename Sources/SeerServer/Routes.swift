@@ -91,6 +91,7 @@ enum Routes {
 
     static func postScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
         let start = ContinuousClock.now
+        let resume = SeerService.resumer(context)
         let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region", "timing"])
         let timing: Bool
         switch query["timing"] {
@@ -151,24 +152,26 @@ enum Routes {
         // The time budget counts from the request's start: waiting for room included.
         let budget = service.configuration.timeBudget - (ContinuousClock.now - start)
         guard budget > .zero else { throw WorkerPool.Refusal.timedOut }
-        var report = try await service.recognition.run(reservation: reservation, budget: budget) {
+        // The worker also writes the answer's JSON, so that the event loop only sends it.
+        let answer = try await service.recognition.run(reservation: reservation, budget: budget, resume: resume) {
+            var report: ScanReport
             do {
-                let report = try engine.scan(sent, file: chosenFile, scanRequest, store: try engine.store())
+                report = try engine.scan(sent, file: chosenFile, scanRequest, store: try engine.store())
                 metrics.recognition("ok")
-                return report
             } catch {
                 metrics.recognition(FileFailure(file: "", error: error).error.code)
                 throw error
             }
+            if !timing {
+                // As `seer scan` prints it without --timing.
+                report.milliseconds = nil
+                report.decodeMilliseconds = nil
+                report.cpuMilliseconds = nil
+                report.decodeCpuMilliseconds = nil
+            }
+            return try JSONBody.encode(report)
         }
-        if !timing {
-            // As `seer scan` prints it without --timing.
-            report.milliseconds = nil
-            report.decodeMilliseconds = nil
-            report.cpuMilliseconds = nil
-            report.decodeCpuMilliseconds = nil
-        }
-        return try Reply.json(report)
+        return Reply.json(bytes: answer)
     }
 
     static func postVerify(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Seer
+import Synchronization
 
 /// How the service runs: where it listens and the limits that protect the machine.
 public struct ServiceConfiguration: Sendable {
@@ -93,10 +94,24 @@ public final class SeerService: Sendable {
     /// - Returns: whether the event loops took over.
     @discardableResult
     public static func runTasksOnEventLoops() -> Bool {
-        seer_route_global_jobs { job in
-            // The loop this thread runs, if it runs one (no hop); else the next.
-            MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
-        } == 1
+        let routed =
+            seer_route_global_jobs { job in
+                // The loop this thread runs, if it runs one (no hop); else the next.
+                MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+            } == 1
+        if routed { tasksOnEventLoops.store(true, ordering: .releasing) }
+        return routed
+    }
+
+    /// Whether ``runTasksOnEventLoops()`` took over.
+    static let tasksOnEventLoops = Atomic(false)
+
+    /// How a request waiting for a worker is resumed: on its connection's event loop when the event
+    /// loops run the tasks (a task resumed there runs there, and writes its answer without a hop to
+    /// another loop); else as the runtime schedules it.
+    static func resumer(_ context: SeerRequestContext) -> WorkerPool.Resumer? {
+        guard tasksOnEventLoops.load(ordering: .acquiring), let loop = context.eventLoop else { return nil }
+        return { resume in loop.execute(resume) }
     }
 
     /// Stops the worker threads after the queued jobs.
@@ -171,11 +186,14 @@ public struct SeerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller, on routes that need a key.
     public var caller: Caller?
+    /// The event loop of the request's connection.
+    public var eventLoop: (any EventLoop)?
 
     /// A context for a new request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         caller = nil
+        eventLoop = source.channel.eventLoop
     }
 }
 
@@ -227,7 +245,12 @@ struct ServiceMiddleware: RouterMiddleware {
 /// JSON responses.
 enum Reply {
     static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try JSONBody.encode(value))))
+        json(bytes: try JSONBody.encode(value), status: status)
+    }
+
+    /// A JSON answer already encoded.
+    static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func text(_ text: String, contentType: String) -> Response {

@@ -119,6 +119,13 @@ public final class WorkerPool: Sendable {
         enum Decision {
             case room, refused(Refusal), wait
         }
+        // Room now (the usual case): no suspension.
+        let room = state.withLock { state in
+            guard !state.closed, state.waiters.isEmpty, !Self.full(state, threads: threads, queueLimit: queueLimit) else { return false }
+            state.reserved += 1
+            return true
+        }
+        if room { return Reservation(pool: self) }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let decision: Decision = state.withLock { state in
                 if state.closed { return .refused(.closed) }
@@ -188,11 +195,21 @@ public final class WorkerPool: Sendable {
     /// Runs `work` on a pool thread in the room `reservation` holds, and returns its result.
     /// - Throws: ``Refusal`` when the budget runs out or the pool is closed (or, if the reservation was
     ///   already used, as ``run(budget:_:)``); else what `work` throws.
-    public func run<T: Sendable>(reservation: Reservation, budget: Duration? = nil, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await submit(reservation: reservation, budget: budget, work)
+    ///
+    /// `resume`, when given, runs the caller's resumption (on the thread it chooses): the service
+    /// resumes a request on its connection's event loop, which then writes the answer without a hop.
+    public func run<T: Sendable>(
+        reservation: Reservation, budget: Duration? = nil, resume: Resumer? = nil, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try await submit(reservation: reservation, budget: budget, resume: resume, work)
     }
 
-    func submit<T: Sendable>(reservation: Reservation?, budget: Duration?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs a caller's resumption: `{ resume in loop.execute(resume) }`.
+    public typealias Resumer = @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void
+
+    func submit<T: Sendable>(
+        reservation: Reservation?, budget: Duration?, resume resumer: Resumer? = nil, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let pending = Mutex<CheckedContinuation<T, any Error>?>(continuation)
             let timer = Mutex<Int?>(nil)
@@ -200,7 +217,11 @@ public final class WorkerPool: Sendable {
             @Sendable func finish(_ result: Result<T, any Error>) {
                 guard let continuation = pending.withLock({ $0.take() }) else { return }
                 if let id = timer.withLock({ $0.take() }) { deadlines.remove(id) }
-                continuation.resume(with: result)
+                if let resumer {
+                    resumer { continuation.resume(with: result) }
+                } else {
+                    continuation.resume(with: result)
+                }
             }
             let job = Job(
                 work: { finish(Result { try work() }) }, expire: { finish(.failure($0)) },

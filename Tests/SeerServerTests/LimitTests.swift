@@ -227,6 +227,31 @@ struct LimitTests {
         }
     }
 
+    @Test("a caller that gives a resumer is resumed through it, once: after its job, and when its budget runs out")
+    func resumer() async throws {
+        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 2)
+        let queue = DispatchQueue(label: "resumer")
+        let used = Mutex(0)
+        let resumer: WorkerPool.Resumer = { resume in
+            used.withLock { $0 += 1 }
+            queue.async(execute: resume)
+        }
+        let value = try await pool.run(reservation: try await pool.reserve(waiting: .zero), resume: resumer) { 42 }
+        #expect(value == 42)
+        #expect(used.withLock { $0 } == 1)
+        await #expect(throws: WorkerPool.Refusal.timedOut) {
+            try await pool.run(reservation: try await pool.reserve(waiting: .zero), budget: .milliseconds(20), resume: resumer) {
+                Thread.sleep(forTimeInterval: 0.2)
+                return 1
+            }
+        }
+        #expect(used.withLock { $0 } == 2)
+        // The job that timed out ends later without resuming its caller again.
+        #expect(try await pool.run { 3 } == 3)
+        #expect(used.withLock { $0 } == 2)
+        pool.shutdown()
+    }
+
     @Test("the pool runs jobs off the caller's thread, and every queued job before it stops")
     func poolShutdown() async throws {
         let pool = WorkerPool(name: "test", threads: 2, queueLimit: 10)
