@@ -188,7 +188,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCLITests",
-            dependencies: ["seer", "Seer", "SeerImage", "SeerTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "seer", "Seer", "SeerImage", "SeerTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Golden"],
             swiftSettings: swiftSettings),
         .testTarget(

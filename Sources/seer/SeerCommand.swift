@@ -46,7 +46,7 @@ struct SeerCommand: ParsableCommand {
         // Diagnostics go to standard error through swift-log; SEER_LOG=debug (or trace, info, …)
         // shows the engine's, warnings only by default.
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StandardErrorLogHandler(label: label)
             handler.logLevel = getenv("SEER_LOG").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .warning
             return handler
         }
