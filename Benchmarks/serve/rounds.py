@@ -3,7 +3,7 @@
 the machine's drifting speed disturbs less than one long run of each.
 
     python3 Benchmarks/serve/rounds.py --seer BIN [--seer OTHER ...] [--rounds 8] [--seconds 6]
-        [--clients 8] [--workers 2] [--sets small|boofcv]
+        [--clients 8] [--workers 2] [--sets small|boofcv] [--pin]
 
 Each round times `seer scan --jobs N` over the photos, then each server in turn (the order reversed
 every other round; wrk posts the photos for --seconds after a 2 s warm-up), then `seer scan` again.
@@ -11,6 +11,9 @@ A server's ratio in a round is its photos per second over the mean of that round
 rates. Per round and server it also prints the CPU time per request: the server's threads (from
 /proc) plus wrk's (which runs on the same cores). Then the median and quartiles of each server's
 ratios. `seer scan` is timed with the first --seer.
+
+With --pin, the servers and `seer scan` run on the first --workers CPUs and wrk on the others, as
+when the clients are phones elsewhere (on 2 CPUs: --workers 1 --pin).
 
 Needs wrk (apt) and ../shared/testdata.
 """
@@ -35,7 +38,7 @@ def scan_rate(seer, photos, jobs, seconds, estimate=None):
     repeat = max(1, round(seconds * estimate / len(photos))) if estimate else 1
     args = photos * repeat
     start = time.monotonic()
-    subprocess.run([seer, "scan", "--jobs", str(jobs), "--format", "json", *args],
+    subprocess.run(run.server_cpus + [seer, "scan", "--jobs", str(jobs), "--format", "json", *args],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     return len(args) / (time.monotonic() - start)
 
@@ -43,7 +46,7 @@ def scan_rate(seer, photos, jobs, seconds, estimate=None):
 def serve_rate(seer, photo_list, clients, workers, seconds):
     """(photos per second, CPU ms per request of the server and of wrk) at `clients` clients."""
     port = run.free_port()
-    server = subprocess.Popen([seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
+    server = subprocess.Popen(run.server_cpus + [seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                               env={**os.environ, "SEER_LOG": "warning"})
     try:
@@ -61,7 +64,7 @@ def serve_rate(seer, photo_list, clients, workers, seconds):
         env = {**os.environ, "SEER_PHOTO_LIST": photo_list, "SEER_KEY": keys["device"], "SEER_HONOUR_RETRY_AFTER": "0"}
 
         def wrk(duration):
-            command = ["wrk", "-t", str(min(2, clients)), "-c", str(clients), "-d", duration, "--timeout", "60s",
+            command = run.client_cpus + ["wrk", "-t", str(min(2, clients)), "-c", str(clients), "-d", duration, "--timeout", "60s",
                        "-s", os.path.join(here, "post.lua"), f"http://127.0.0.1:{port}"]
             return subprocess.run(command, capture_output=True, text=True, env=env, check=False).stdout
 
@@ -89,7 +92,14 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sets", default="small", help="boofcv or small")
     parser.add_argument("--per-category", type=int, default=3, help="BoofCV photos per category")
+    parser.add_argument("--pin", action="store_true", help="servers and seer scan on the first --workers CPUs, wrk on the others")
     args = parser.parse_args()
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) <= args.workers:
+            parser.error(f"--pin needs more CPUs than --workers ({len(cpus)} CPUs, {args.workers} workers)")
+        run.server_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[:args.workers]))]
+        run.client_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[args.workers:]))]
     chosen = [s for s in run.photo_sets(args.per_category) if s[0] == args.sets]
     if not chosen:
         sys.exit(f"no photos for set {args.sets} under {run.testdata}")
@@ -97,7 +107,8 @@ def main():
     photo_list = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"seer-rounds-{os.getpid()}.list")
     with open(photo_list, "w") as f:
         f.write("\n".join(photos) + "\n")
-    print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run")
+    pinned = f"; servers and seer scan on CPUs {run.server_cpus[2]}, wrk on {run.client_cpus[2]}" if args.pin else ""
+    print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run{pinned}")
     names = [os.path.abspath(s) for s in args.seer]
     ratios = {s: [] for s in names}
     estimate = scan_rate(names[0], photos, args.workers, 0)  # also warms the page cache
