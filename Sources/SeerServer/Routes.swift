@@ -134,7 +134,7 @@ enum Routes {
         // Room in the queue is held before the photo is read. When the queue is full the request waits
         // for room in turn, its body unread (the connection's buffers hold what has arrived), for at
         // most `admissionWait`; then it is answered 503 with Retry-After, its body never read.
-        let reservation = try await service.recognition.reserve(waiting: service.configuration.admissionWait)
+        let reservation = try await service.recognition.reserve(waiting: service.configuration.admissionWait, resume: resume)
         let body = try await request.bytes(limit: limit)
         var photo = body
         var file = "upload"

@@ -41,6 +41,16 @@ public final class WorkerPool: Sendable {
         let continuation: CheckedContinuation<Void, any Error>
         /// Its deadline in ``deadlines``.
         let timer: Int
+        /// How it is resumed (``reserve(waiting:resume:)``).
+        let resumer: Resumer?
+
+        func resume(_ result: Result<Void, any Error>) {
+            if let resumer {
+                resumer { continuation.resume(with: result) }
+            } else {
+                continuation.resume(with: result)
+            }
+        }
     }
 
     struct State {
@@ -112,10 +122,11 @@ public final class WorkerPool: Sendable {
     }
 
     /// Holds room in the queue for one job. When the queue is full, waits for room (behind the callers
-    /// already waiting) for at most `wait`.
+    /// already waiting) for at most `wait`, and is resumed through `resume` when given (as in
+    /// ``run(reservation:budget:resume:_:)``).
     /// - Throws: ``Refusal/overloaded`` when no room came within `wait`, or ``waitLimit`` callers
     ///   already wait; ``Refusal/closed`` when the pool is shut down.
-    public func reserve(waiting wait: Duration) async throws -> Reservation {
+    public func reserve(waiting wait: Duration, resume resumer: Resumer? = nil) async throws -> Reservation {
         enum Decision {
             case room, refused(Refusal), wait
         }
@@ -137,7 +148,7 @@ public final class WorkerPool: Sendable {
                 let id = state.nextWaiter
                 state.nextWaiter += 1
                 let timer = deadlines.add(at: .now + wait) { self.giveUp(waiter: id) }
-                state.waiters.append(Waiter(id: id, continuation: continuation, timer: timer))
+                state.waiters.append(Waiter(id: id, continuation: continuation, timer: timer, resumer: resumer))
                 return .wait
             }
             switch decision {
@@ -155,7 +166,7 @@ public final class WorkerPool: Sendable {
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
-        waiter?.continuation.resume(throwing: Refusal.overloaded)
+        waiter?.resume(.failure(Refusal.overloaded))
     }
 
     /// Gives back the room of a reservation dropped unused.
@@ -171,7 +182,7 @@ public final class WorkerPool: Sendable {
     func admit(_ granted: [Waiter]) {
         for waiter in granted {
             deadlines.remove(waiter.timer)
-            waiter.continuation.resume()
+            waiter.resume(.success(()))
         }
     }
 
@@ -288,7 +299,7 @@ public final class WorkerPool: Sendable {
         }
         for waiter in waiters {
             deadlines.remove(waiter.timer)
-            waiter.continuation.resume(throwing: Refusal.closed)
+            waiter.resume(.failure(Refusal.closed))
         }
         if alreadyClosed { return }
         for _ in 0..<threads { signal.signal() }

@@ -252,6 +252,34 @@ struct LimitTests {
         pool.shutdown()
     }
 
+    @Test("a caller waiting for room is resumed through its resumer when room comes, or when its wait runs out")
+    func waiterResumer() async throws {
+        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 0, waitLimit: 2)
+        let queue = DispatchQueue(label: "resumer")
+        let used = Mutex(0)
+        let resumer: WorkerPool.Resumer = { resume in
+            used.withLock { $0 += 1 }
+            queue.async(execute: resume)
+        }
+        let busy = try await pool.reserve(waiting: .zero)
+        async let first: Int = pool.run(reservation: busy) {
+            Thread.sleep(forTimeInterval: 0.2)
+            return 1
+        }
+        // The thread is taken (or about to be): this caller waits for room, then runs.
+        try await Task.sleep(for: .milliseconds(50))
+        let room = try await pool.reserve(waiting: .seconds(5), resume: resumer)
+        #expect(used.withLock { $0 } == 1, "resumed through the resumer when the first job ended")
+        #expect(try await pool.run(reservation: room) { 2 } == 2)
+        #expect(try await first == 1)
+        // A wait that runs out is refused through the resumer too.
+        let hold = try await pool.reserve(waiting: .zero)
+        await #expect(throws: WorkerPool.Refusal.overloaded) { try await pool.reserve(waiting: .milliseconds(30), resume: resumer) }
+        #expect(used.withLock { $0 } == 2)
+        withExtendedLifetime(hold) {}
+        pool.shutdown()
+    }
+
     @Test("the pool runs jobs off the caller's thread, and every queued job before it stops")
     func poolShutdown() async throws {
         let pool = WorkerPool(name: "test", threads: 2, queueLimit: 10)
