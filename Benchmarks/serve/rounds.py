@@ -70,7 +70,7 @@ def serve_rate(seer, photo_list, clients, workers, seconds):
 
         wrk("2s")
         before, children = cpu_seconds(server.pid), os.times()
-        out = wrk(f"{seconds}s")
+        out = wrk(f"{seconds:g}s")
         after, later = cpu_seconds(server.pid), os.times()
     finally:
         server.terminate()
@@ -95,11 +95,7 @@ def main():
     parser.add_argument("--pin", action="store_true", help="servers and seer scan on the first --workers CPUs, wrk on the others")
     args = parser.parse_args()
     if args.pin:
-        cpus = sorted(os.sched_getaffinity(0))
-        if len(cpus) <= args.workers:
-            parser.error(f"--pin needs more CPUs than --workers ({len(cpus)} CPUs, {args.workers} workers)")
-        run.server_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[:args.workers]))]
-        run.client_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[args.workers:]))]
+        run.pin(args.workers, parser)
     chosen = [s for s in run.photo_sets(args.per_category) if s[0] == args.sets]
     if not chosen:
         sys.exit(f"no photos for set {args.sets} under {run.testdata}")

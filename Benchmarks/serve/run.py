@@ -56,6 +56,15 @@ server_cpus = []
 client_cpus = []
 
 
+def pin(workers, parser):
+    """Sets the prefixes: the server and `seer scan` on the first `workers` CPUs, wrk on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) <= workers:
+        parser.error(f"--pin needs more CPUs than --workers ({len(cpus)} CPUs, {workers} workers)")
+    server_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[:workers]))]
+    client_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[workers:]))]
+
+
 def cli_rate(seer, photos, jobs, rounds, seconds=8.0):
     # One warm-up run; then the list is repeated so that each timed run lasts about `seconds`.
     start = time.monotonic()
@@ -165,11 +174,7 @@ def main():
     parser.add_argument("--pin", action="store_true", help="server and seer scan on the first --workers CPUs, wrk on the others")
     args = parser.parse_args()
     if args.pin:
-        cpus = sorted(os.sched_getaffinity(0))
-        if len(cpus) <= args.workers:
-            parser.error(f"--pin needs more CPUs than --workers ({len(cpus)} CPUs, {args.workers} workers)")
-        server_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[:args.workers]))]
-        client_cpus[:] = ["taskset", "-c", ",".join(map(str, cpus[args.workers:]))]
+        pin(args.workers, parser)
     clients = args.clients.split(",")
 
     for name, title, photos in photo_sets(args.per_category):
