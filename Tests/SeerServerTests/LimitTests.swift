@@ -261,14 +261,19 @@ struct LimitTests {
             used.withLock { $0 += 1 }
             queue.async(execute: resume)
         }
+        let release = DispatchSemaphore(value: 0)
         let busy = try await pool.reserve(waiting: .zero)
         async let first: Int = pool.run(reservation: busy) {
-            Thread.sleep(forTimeInterval: 0.2)
+            release.wait()
             return 1
         }
-        // The thread is taken (or about to be): this caller waits for room, then runs.
-        try await Task.sleep(for: .milliseconds(50))
-        let room = try await pool.reserve(waiting: .seconds(5), resume: resumer)
+        // The thread is taken: this caller waits for room, then runs.
+        while pool.busy == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        async let waited = pool.reserve(waiting: .seconds(30), resume: resumer)
+        while pool.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(used.withLock { $0 } == 0)
+        release.signal()
+        let room = try await waited
         #expect(used.withLock { $0 } == 1, "resumed through the resumer when the first job ended")
         #expect(try await pool.run(reservation: room) { 2 } == 2)
         #expect(try await first == 1)
