@@ -110,7 +110,8 @@ public final class SeerService: Sendable {
     /// loops run the tasks (a task resumed there runs there, and writes its answer without a hop to
     /// another loop); else as the runtime schedules it.
     static func resumer(_ context: SeerRequestContext) -> WorkerPool.Resumer? {
-        guard tasksOnEventLoops.load(ordering: .acquiring), let loop = context.eventLoop else { return nil }
+        guard tasksOnEventLoops.load(ordering: .acquiring) else { return nil }
+        let loop = context.eventLoop
         return { resume in loop.execute(resume) }
     }
 
@@ -187,7 +188,7 @@ public struct SeerRequestContext: RequestContext {
     /// The caller, on routes that need a key.
     public var caller: Caller?
     /// The event loop of the request's connection.
-    public var eventLoop: (any EventLoop)?
+    public var eventLoop: any EventLoop
 
     /// A context for a new request.
     public init(source: ApplicationRequestContextSource) {

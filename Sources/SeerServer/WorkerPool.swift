@@ -45,11 +45,7 @@ public final class WorkerPool: Sendable {
         let resumer: Resumer?
 
         func resume(_ result: Result<Void, any Error>) {
-            if let resumer {
-                resumer { continuation.resume(with: result) }
-            } else {
-                continuation.resume(with: result)
-            }
+            WorkerPool.resume(continuation, with: result, through: resumer)
         }
     }
 
@@ -218,6 +214,15 @@ public final class WorkerPool: Sendable {
     /// Runs a caller's resumption: `{ resume in loop.execute(resume) }`.
     public typealias Resumer = @Sendable (_ resume: @escaping @Sendable () -> Void) -> Void
 
+    /// Resumes a caller, through its resumer when it gave one.
+    static func resume<T: Sendable>(_ continuation: CheckedContinuation<T, any Error>, with result: Result<T, any Error>, through resumer: Resumer?) {
+        if let resumer {
+            resumer { continuation.resume(with: result) }
+        } else {
+            continuation.resume(with: result)
+        }
+    }
+
     func submit<T: Sendable>(
         reservation: Reservation?, budget: Duration?, resume resumer: Resumer? = nil, _ work: @escaping @Sendable () throws -> T
     ) async throws -> T {
@@ -228,11 +233,7 @@ public final class WorkerPool: Sendable {
             @Sendable func finish(_ result: Result<T, any Error>) {
                 guard let continuation = pending.withLock({ $0.take() }) else { return }
                 if let id = timer.withLock({ $0.take() }) { deadlines.remove(id) }
-                if let resumer {
-                    resumer { continuation.resume(with: result) }
-                } else {
-                    continuation.resume(with: result)
-                }
+                Self.resume(continuation, with: result, through: resumer)
             }
             let job = Job(
                 work: { finish(Result { try work() }) }, expire: { finish(.failure($0)) },
