@@ -36,6 +36,9 @@ public struct APIError: Error, Sendable, Equatable {
                 return APIError(.serviceUnavailable, "timedOut", "The request was not done within the service's time budget. Try again shortly.", retryAfter: 2)
             case .closed:
                 return APIError(.serviceUnavailable, "shuttingDown", "The service is shutting down.", retryAfter: 5)
+            case .clientGone:
+                // Nobody reads it: the status is for the log line and the metrics (nginx's 499).
+                return APIError(.init(code: 499, reasonPhrase: "Client Closed Request"), "clientClosedRequest", "The client went away before its photo was read.")
             }
         case let error as HTTPError:
             let code: String

@@ -92,6 +92,7 @@ enum Routes {
     static func postScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
         let start = ContinuousClock.now
         let resume = SeerService.resumer(context)
+        let client = service.connections.presence(of: context.connection)
         let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region", "timing"])
         let timing: Bool
         switch query["timing"] {
@@ -134,7 +135,10 @@ enum Routes {
         // Room in the queue is held before the photo is read. When the queue is full the request waits
         // for room in turn, its body unread (the connection's buffers hold what has arrived), for at
         // most `admissionWait`; then it is answered 503 with Retry-After, its body never read.
-        let reservation = try await service.recognition.reserve(waiting: service.configuration.admissionWait, resume: resume)
+        // A photo whose client goes while it waits gives up its place, and one whose client has gone
+        // is neither read nor recognised.
+        let reservation = try await service.recognition.reserve(waiting: service.configuration.admissionWait, resume: resume, client: client)
+        if client?.isGone == true { throw WorkerPool.Refusal.clientGone }
         let body = try await request.bytes(limit: limit)
         var photo = body
         var file = "upload"
@@ -154,6 +158,7 @@ enum Routes {
         guard budget > .zero else { throw WorkerPool.Refusal.timedOut }
         // The worker also writes the answer's JSON, so that the event loop only sends it.
         let answer = try await service.recognition.run(reservation: reservation, budget: budget, resume: resume) {
+            if client?.isGone == true { throw WorkerPool.Refusal.clientGone }
             var report: ScanReport
             do {
                 report = try engine.scan(sent, file: chosenFile, scanRequest, store: try engine.store())

@@ -71,6 +71,8 @@ public final class SeerService: Sendable {
     public let storeWork: WorkerPool
     /// Counters for `/metrics`.
     public let metrics = ServiceMetrics()
+    /// Whether each open connection's client is still there.
+    public let connections = Connections()
     let logger: Logger
 
     /// Creates the service; the keys should be kept in the engine's store (`APIKeyStore(storage:)` over
@@ -150,8 +152,10 @@ public final class SeerService: Sendable {
 
     /// The application: listens where configured, shuts down gracefully on SIGINT and SIGTERM.
     public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(
+        let connections = self.connections
+        return Application(
             router: router(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [connections.watcher()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "seer"),
             onServerRunning: onServerRunning,
             logger: logger)
@@ -189,12 +193,15 @@ public struct SeerRequestContext: RequestContext {
     public var caller: Caller?
     /// The event loop of the request's connection.
     public var eventLoop: any EventLoop
+    /// The request's connection (for ``Connections/presence(of:)``).
+    public var connection: ObjectIdentifier
 
     /// A context for a new request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         caller = nil
         eventLoop = source.channel.eventLoop
+        connection = ObjectIdentifier(source.channel)
     }
 }
 
@@ -214,7 +221,7 @@ struct ServiceMiddleware: RouterMiddleware {
         } catch {
             let apiError = APIError.from(error)
             errorCode = apiError.code
-            if apiError.status == .serviceUnavailable { service.metrics.refused(apiError.code) }
+            if apiError.status == .serviceUnavailable || apiError.code == "clientClosedRequest" { service.metrics.refused(apiError.code) }
             response = Self.response(apiError)
         }
         let elapsed = ContinuousClock.now - start

@@ -21,6 +21,8 @@ public final class WorkerPool: Sendable {
         case timedOut
         /// The pool is shut down.
         case closed
+        /// The caller's client went away before its job started (``ClientPresence``).
+        case clientGone
     }
 
     /// A job, resumed exactly once: by its worker, or by its deadline.
@@ -121,10 +123,11 @@ public final class WorkerPool: Sendable {
     /// already waiting) for at most `wait`, and is resumed through `resume` when given (as in
     /// ``run(reservation:budget:resume:_:)``).
     /// - Throws: ``Refusal/overloaded`` when no room came within `wait`, or ``waitLimit`` callers
-    ///   already wait; ``Refusal/closed`` when the pool is shut down.
-    public func reserve(waiting wait: Duration, resume resumer: Resumer? = nil) async throws -> Reservation {
+    ///   already wait; ``Refusal/closed`` when the pool is shut down; ``Refusal/clientGone`` when
+    ///   `client` goes while the caller waits (its place is given up at once).
+    public func reserve(waiting wait: Duration, resume resumer: Resumer? = nil, client: ClientPresence? = nil) async throws -> Reservation {
         enum Decision {
-            case room, refused(Refusal), wait
+            case room, refused(Refusal), wait(Int)
         }
         // Room now (the usual case): no suspension.
         let room = state.withLock { state in
@@ -133,6 +136,8 @@ public final class WorkerPool: Sendable {
             return true
         }
         if room { return Reservation(pool: self) }
+        let watch = Mutex<Int?>(nil)
+        defer { if let client, let token = watch.withLock({ $0 }) { client.forget(token) } }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let decision: Decision = state.withLock { state in
                 if state.closed { return .refused(.closed) }
@@ -143,26 +148,30 @@ public final class WorkerPool: Sendable {
                 guard wait > .zero, state.waiters.count < waitLimit else { return .refused(.overloaded) }
                 let id = state.nextWaiter
                 state.nextWaiter += 1
-                let timer = deadlines.add(at: .now + wait) { self.giveUp(waiter: id) }
+                let timer = deadlines.add(at: .now + wait) { self.giveUp(waiter: id, because: .overloaded) }
                 state.waiters.append(Waiter(id: id, continuation: continuation, timer: timer, resumer: resumer))
-                return .wait
+                return .wait(id)
             }
             switch decision {
             case .room: continuation.resume()
             case .refused(let refusal): continuation.resume(throwing: refusal)
-            case .wait: break
+            case .wait(let id):
+                // A client gone while its caller waits gives up its place (at once if already gone).
+                if let client { watch.withLock { $0 = client.whenGone { self.giveUp(waiter: id, because: .clientGone) } } }
             }
         }
         return Reservation(pool: self)
     }
 
-    /// Refuses a waiter whose time ran out (if it is still waiting).
-    func giveUp(waiter id: Int) {
+    /// Refuses a waiter whose time ran out, or whose client went (if it is still waiting).
+    func giveUp(waiter id: Int, because refusal: Refusal) {
         let waiter: Waiter? = state.withLock { state in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }
-        waiter?.resume(.failure(Refusal.overloaded))
+        guard let waiter else { return }
+        deadlines.remove(waiter.timer)
+        waiter.resume(.failure(refusal))
     }
 
     /// Gives back the room of a reservation dropped unused.

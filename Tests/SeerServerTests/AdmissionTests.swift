@@ -119,6 +119,110 @@ struct AdmissionTests {
     }
 }
 
+
+/// A photo whose client goes away is dropped: from the waiting room at once, and from the queue
+/// without being recognised.
+@Suite("seer serve: clients that go away")
+struct DepartureTests {
+    static func upload(_ harness: Harness, _ photo: [UInt8]) -> [UInt8] {
+        let head = "POST /v1/scans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.device)\r\nContent-Type: image/png\r\nContent-Length: \(photo.count)\r\n\r\n"
+        return Array(head.utf8) + photo
+    }
+
+    static func until(_ condition: () -> Bool) async throws {
+        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test("a photo whose client goes while it waits for room gives up its place at once")
+    func leavesTheWaitingRoom() async throws {
+        let harness = try Harness { service, _ in
+            service.workers = 1
+            service.queueLimit = 0
+            service.admissionLimit = 1
+            service.admissionWait = .seconds(60)
+        }
+        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
+        let pool = harness.service.recognition
+        let (held, release) = try await AdmissionTests.hold(pool)
+        try await harness.service.application().test(.live) { client in
+            let port = try #require(client.port)
+            let connection = try RawHTTP.Connection(port: port)
+            try connection.send(Self.upload(harness, photo))
+            try await Self.until { pool.waitingForRoom == 1 }
+            #expect(pool.waitingForRoom == 1)
+            connection.close()
+            // Long before its 60 s wait would end.
+            try await Self.until { pool.waitingForRoom == 0 }
+            #expect(pool.waitingForRoom == 0)
+            try await Self.until { harness.service.metrics.render(pool: pool).contains("reason=\"clientClosedRequest\"} 1") }
+            #expect(harness.service.metrics.render(pool: pool).contains("seer_refused_total{reason=\"clientClosedRequest\"} 1"))
+            // The place is free: the next photo waits in it, and is served when the worker frees.
+            async let next = client.execute(
+                uri: "/v1/scans", method: .post, headers: [.authorization: "Bearer \(harness.device)", .contentType: "image/png"],
+                body: ByteBuffer(bytes: photo))
+            try await Self.until { pool.waitingForRoom == 1 }
+            release.signal()
+            try await held.value
+            #expect(try await next.status == .ok)
+            #expect(harness.service.metrics.render(pool: pool).contains("seer_recognitions_total{outcome=\"ok\"} 1"))
+        }
+    }
+
+    @Test("a queued photo whose client has gone is not recognised")
+    func skippedInTheQueue() async throws {
+        let harness = try Harness { service, _ in
+            service.workers = 1
+            service.queueLimit = 1
+            service.admissionLimit = 0
+        }
+        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
+        let pool = harness.service.recognition
+        let (held, release) = try await AdmissionTests.hold(pool)
+        try await harness.service.application().test(.live) { client in
+            let port = try #require(client.port)
+            let connection = try RawHTTP.Connection(port: port)
+            try connection.send(Self.upload(harness, photo))
+            // Read and queued behind the held job.
+            try await Self.until { pool.depth == 1 }
+            #expect(pool.depth == 1)
+            connection.close()
+            let connections = harness.service.connections
+            try await Self.until { connections.open.withLock { $0.values.contains(where: \.isGone) } }
+            release.signal()
+            try await held.value
+            try await Self.until { pool.depth == 0 && pool.busy == 0 }
+            try await Self.until { harness.service.metrics.render(pool: pool).contains("reason=\"clientClosedRequest\"} 1") }
+            let metrics = harness.service.metrics.render(pool: pool)
+            #expect(metrics.contains("seer_refused_total{reason=\"clientClosedRequest\"} 1"))
+            #expect(!metrics.contains("seer_recognitions_total{"))
+            // A client that stays is served as ever.
+            let served = try await client.execute(
+                uri: "/v1/scans", method: .post, headers: [.authorization: "Bearer \(harness.device)", .contentType: "image/png"],
+                body: ByteBuffer(bytes: photo))
+            #expect(served.status == .ok)
+            #expect(harness.service.metrics.render(pool: pool).contains("seer_recognitions_total{outcome=\"ok\"} 1"))
+        }
+    }
+
+    @Test("a client's presence: watchers run once when it goes, at once when it has gone, never once forgotten")
+    func presence() {
+        let presence = ClientPresence()
+        let calls = Mutex<[String]>([])
+        let first = presence.whenGone { calls.withLock { $0.append("first") } }
+        let second = presence.whenGone { calls.withLock { $0.append("second") } }
+        #expect(first != nil)
+        #expect(second != nil)
+        if let second { presence.forget(second) }
+        #expect(!presence.isGone)
+        presence.depart()
+        presence.depart()
+        #expect(presence.isGone)
+        #expect(calls.withLock { $0 } == ["first"])
+        #expect(presence.whenGone { calls.withLock { $0.append("late") } } == nil)
+        #expect(calls.withLock { $0 } == ["first", "late"])
+    }
+}
+
 /// A raw HTTP/1.1 exchange over a socket, to send a request's head without its body.
 enum RawHTTP {
     struct Answer {
@@ -136,6 +240,37 @@ enum RawHTTP {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
         }
+    }
+
+    /// A connected socket: send bytes, then close it.
+    final class Connection: @unchecked Sendable {
+        let fd: Int32
+
+        init(port: Int) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                Glibc.close(fd)
+                throw Failure(description: "cannot connect: errno \(errno)")
+            }
+        }
+
+        func send(_ bytes: [UInt8]) throws {
+            var sent = 0
+            while sent < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, 0) }
+                guard n > 0 else { throw Failure(description: "send failed: errno \(errno)") }
+                sent += n
+            }
+        }
+
+        func close() { Glibc.close(fd) }
     }
 
     /// Sends `head` (nothing more) and reads one answer (its headers and its Content-Length body).

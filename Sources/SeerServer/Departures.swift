@@ -1,0 +1,112 @@
+import NIOCore
+import Synchronization
+
+/// Whether a connection's client is still there. It goes when the client ends its side of the
+/// connection (the end of its input, as when it closes the socket or times out) or the connection
+/// ends, and stays gone.
+///
+/// A photo whose client has gone is not worth reading: the service drops it from the waiting room and
+/// skips its recognition, so that callers who gave up (a phone that timed out, a load generator that
+/// stopped) do not hold the room and the workers that the callers still there need. As nginx does, a
+/// client that half-closes its side after sending a request counts as gone.
+public final class ClientPresence: Sendable {
+    struct State {
+        var gone = false
+        var next = 0
+        var watchers: [Int: @Sendable () -> Void] = [:]
+    }
+
+    let state = Mutex(State())
+
+    public init() {}
+
+    /// Whether the client has gone.
+    public var isGone: Bool { state.withLock { $0.gone } }
+
+    /// Calls `watcher` once when the client goes (at once, on this thread, if it has gone).
+    /// - Returns: a token for ``forget(_:)``; nil when the client had gone and `watcher` was called.
+    @discardableResult
+    public func whenGone(_ watcher: @escaping @Sendable () -> Void) -> Int? {
+        let token: Int? = state.withLock { state in
+            guard !state.gone else { return nil }
+            defer { state.next += 1 }
+            state.watchers[state.next] = watcher
+            return state.next
+        }
+        if token == nil { watcher() }
+        return token
+    }
+
+    /// Stops watching: the watcher of `token` will not be called.
+    public func forget(_ token: Int) {
+        _ = state.withLock { $0.watchers.removeValue(forKey: token) }
+    }
+
+    /// Marks the client gone and calls the watchers (once).
+    public func depart() {
+        let watchers: [@Sendable () -> Void] = state.withLock { state in
+            guard !state.gone else { return [] }
+            state.gone = true
+            defer { state.watchers = [:] }
+            return Array(state.watchers.values)
+        }
+        for watcher in watchers { watcher() }
+    }
+}
+
+/// The presence of the clients of the open connections, by connection.
+public final class Connections: Sendable {
+    let open = Mutex<[ObjectIdentifier: ClientPresence]>([:])
+
+    public init() {}
+
+    /// The presence of the client of `connection`, while the connection is open and watched.
+    public func presence(of connection: ObjectIdentifier) -> ClientPresence? {
+        open.withLock { $0[connection] }
+    }
+
+    /// Connections open and watched.
+    public var count: Int { open.withLock { $0.count } }
+
+    /// A handler for a connection's pipeline that watches its client.
+    func watcher() -> ConnectionWatcher { ConnectionWatcher(connections: self) }
+
+    func opened(_ connection: ObjectIdentifier, _ presence: ClientPresence) { open.withLock { $0[connection] = presence } }
+
+    func closed(_ connection: ObjectIdentifier) { _ = open.withLock { $0.removeValue(forKey: connection) } }
+}
+
+/// Sits in a connection's pipeline after HTTP decoding: passes everything on, and marks the client gone
+/// at the end of its input or of the connection.
+final class ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    typealias InboundOut = NIOAny
+
+    let connections: Connections
+    let presence = ClientPresence()
+
+    init(connections: Connections) { self.connections = connections }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        connections.opened(ObjectIdentifier(context.channel), presence)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        connections.closed(ObjectIdentifier(context.channel))
+        presence.depart()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { presence.depart() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        presence.depart()
+        context.fireChannelInactive()
+    }
+}
