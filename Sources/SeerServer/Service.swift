@@ -26,7 +26,12 @@ public struct ServiceConfiguration: Sendable {
     /// answered 503 with `Retry-After`. Default 1 s, the `Retry-After` it would be given.
     public var admissionWait: Duration = .seconds(1)
     /// Photos that may wait for room at once, their bodies not yet read; one more is answered 503 at
-    /// once. Default: the queue limit.
+    /// once. Default: 128 per worker, and never fewer than the queue limit.
+    ///
+    /// A waiting photo costs little (a suspended request, and what its connection has buffered of its
+    /// body: NIO stops reading it after a few reads), and it waits at most ``admissionWait``. So a
+    /// crowd of clients that retry at once when refused waits its turn, each retrying at most once per
+    /// wait, instead of being refused and resending its upload as fast as the loopback carries it.
     public var admissionLimit: Int?
 
     /// The defaults.
@@ -36,7 +41,7 @@ public struct ServiceConfiguration: Sendable {
     public var effectiveQueueLimit: Int { queueLimit ?? 16 * max(1, workers) }
 
     /// The admission limit in force.
-    public var effectiveAdmissionLimit: Int { admissionLimit ?? effectiveQueueLimit }
+    public var effectiveAdmissionLimit: Int { admissionLimit ?? max(effectiveQueueLimit, 128 * max(1, workers)) }
 }
 
 /// The caller, once its key is checked.

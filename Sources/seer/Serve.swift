@@ -34,6 +34,9 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: "Photos that may wait for a worker before requests are answered 503 (default: 16 per worker).")
     var queue: Int?
 
+    @Option(name: .long, help: "Photos that may wait for room in the queue, their bodies unread, each for at most a second, before requests are answered 503 at once (default: 128 per worker).")
+    var waiting: Int?
+
     @Option(name: .long, help: "The largest request body in bytes (20 MiB by default).")
     var maxBody = 20 << 20
 
@@ -51,6 +54,7 @@ struct Serve: ParsableCommand {
         if !(0...65535).contains(port) { throw ValidationError("--port runs from 0 to 65535.") }
         if workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if let queue, queue < 0 { throw ValidationError("--queue cannot be negative.") }
+        if let waiting, waiting < 0 { throw ValidationError("--waiting cannot be negative.") }
         if maxBody < 1 { throw ValidationError("--max-body must be positive.") }
         if !(maxMegapixels > 0) { throw ValidationError("--max-megapixels must be positive.") }
         if !(timeout > 0) { throw ValidationError("--timeout must be positive.") }
@@ -88,6 +92,7 @@ struct Serve: ParsableCommand {
         configuration.port = port
         configuration.workers = workers
         configuration.queueLimit = queue
+        configuration.admissionLimit = waiting
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
@@ -97,7 +102,7 @@ struct Serve: ParsableCommand {
             log.info(
                 "listening",
                 metadata: [
-                    "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)",
+                    "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)", "waiting": "\(chosen.effectiveAdmissionLimit)",
                     "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")",
                 ])
             Console.err("seer: listening on http://\(address)")

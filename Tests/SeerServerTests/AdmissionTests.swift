@@ -65,6 +65,25 @@ struct AdmissionTests {
         try await heldAgain.value
     }
 
+    @Test("the waiting room holds 128 photos per worker by default, never fewer than the queue")
+    func waitingRoomSize() throws {
+        var configuration = ServiceConfiguration()
+        configuration.workers = 2
+        #expect(configuration.effectiveQueueLimit == 32)
+        #expect(configuration.effectiveAdmissionLimit == 256)
+        configuration.queueLimit = 1000
+        #expect(configuration.effectiveAdmissionLimit == 1000)
+        configuration.admissionLimit = 3
+        #expect(configuration.effectiveAdmissionLimit == 3)
+        let harness = try Harness { service, _ in
+            service.workers = 2
+            service.queueLimit = 1000
+            service.admissionLimit = 3
+        }
+        #expect(harness.service.recognition.waitLimit == 3)
+        #expect(harness.service.recognition.queueLimit == 1000)
+    }
+
     @Test("a photo that finds the queue full waits for room, then is read and served")
     func waitsForRoom() async throws {
         let harness = try Harness { service, _ in
