@@ -65,9 +65,6 @@ public final class Connections: Sendable {
         open.withLock { $0[connection] }
     }
 
-    /// Connections open and watched.
-    public var count: Int { open.withLock { $0.count } }
-
     /// A handler for a connection's pipeline that watches its client.
     func watcher() -> ConnectionWatcher { ConnectionWatcher(connections: self) }
 
@@ -94,10 +91,6 @@ final class ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         connections.closed(ObjectIdentifier(context.channel))
         presence.depart()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        context.fireChannelRead(data)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -226,7 +226,7 @@ struct ServiceMiddleware: RouterMiddleware {
         } catch {
             let apiError = APIError.from(error)
             errorCode = apiError.code
-            if apiError.status == .serviceUnavailable || apiError.code == "clientClosedRequest" { service.metrics.refused(apiError.code) }
+            if apiError.status == .serviceUnavailable || error is WorkerPool.Refusal { service.metrics.refused(apiError.code) }
             response = Self.response(apiError)
         }
         let elapsed = ContinuousClock.now - start

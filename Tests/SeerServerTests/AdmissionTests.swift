@@ -152,20 +152,40 @@ struct DepartureTests {
         for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
     }
 
-    @Test("a photo whose client goes while it waits for room gives up its place at once")
-    func leavesTheWaitingRoom() async throws {
+    /// A service with one worker, held (released through `release`), and the photo to send.
+    static func heldService(_ configure: @escaping (inout ServiceConfiguration) -> Void) async throws
+        -> (harness: Harness, photo: [UInt8], held: Task<Void, any Error>, release: DispatchSemaphore)
+    {
         let harness = try Harness { service, _ in
             service.workers = 1
+            configure(&service)
+        }
+        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
+        let (held, release) = try await AdmissionTests.hold(harness.service.recognition)
+        return (harness, photo, held, release)
+    }
+
+    /// The service's `/metrics` text.
+    static func metrics(_ harness: Harness) -> String { harness.service.metrics.render(pool: harness.service.recognition) }
+
+    /// A scan of `photo` by a client that stays.
+    static func scan(_ client: some TestClientProtocol, _ harness: Harness, _ photo: [UInt8]) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/scans", method: .post, headers: [.authorization: "Bearer \(harness.device)", .contentType: "image/png"],
+            body: ByteBuffer(bytes: photo))
+    }
+
+    @Test("a photo whose client goes while it waits for room gives up its place at once")
+    func leavesTheWaitingRoom() async throws {
+        let (harness, photo, held, release) = try await Self.heldService { service in
             service.queueLimit = 0
             service.admissionLimit = 1
             service.admissionWait = .seconds(60)
         }
-        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
         let pool = harness.service.recognition
-        let (held, release) = try await AdmissionTests.hold(pool)
         try await harness.service.application().test(.live) { client in
             let port = try #require(client.port)
-            let connection = try RawHTTP.Connection(port: port)
+            let connection = try LoopbackSocket(port: port)
             try connection.send(Self.upload(harness, photo))
             try await Self.until { pool.waitingForRoom == 1 }
             #expect(pool.waitingForRoom == 1)
@@ -173,33 +193,28 @@ struct DepartureTests {
             // Long before its 60 s wait would end.
             try await Self.until { pool.waitingForRoom == 0 }
             #expect(pool.waitingForRoom == 0)
-            try await Self.until { harness.service.metrics.render(pool: pool).contains("reason=\"clientClosedRequest\"} 1") }
-            #expect(harness.service.metrics.render(pool: pool).contains("seer_refused_total{reason=\"clientClosedRequest\"} 1"))
+            try await Self.until { Self.metrics(harness).contains("reason=\"clientClosedRequest\"} 1") }
+            #expect(Self.metrics(harness).contains("seer_refused_total{reason=\"clientClosedRequest\"} 1"))
             // The place is free: the next photo waits in it, and is served when the worker frees.
-            async let next = client.execute(
-                uri: "/v1/scans", method: .post, headers: [.authorization: "Bearer \(harness.device)", .contentType: "image/png"],
-                body: ByteBuffer(bytes: photo))
+            async let next = Self.scan(client, harness, photo)
             try await Self.until { pool.waitingForRoom == 1 }
             release.signal()
             try await held.value
             #expect(try await next.status == .ok)
-            #expect(harness.service.metrics.render(pool: pool).contains("seer_recognitions_total{outcome=\"ok\"} 1"))
+            #expect(Self.metrics(harness).contains("seer_recognitions_total{outcome=\"ok\"} 1"))
         }
     }
 
     @Test("a queued photo whose client has gone is not recognised")
     func skippedInTheQueue() async throws {
-        let harness = try Harness { service, _ in
-            service.workers = 1
+        let (harness, photo, held, release) = try await Self.heldService { service in
             service.queueLimit = 1
             service.admissionLimit = 0
         }
-        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
         let pool = harness.service.recognition
-        let (held, release) = try await AdmissionTests.hold(pool)
         try await harness.service.application().test(.live) { client in
             let port = try #require(client.port)
-            let connection = try RawHTTP.Connection(port: port)
+            let connection = try LoopbackSocket(port: port)
             try connection.send(Self.upload(harness, photo))
             // Read and queued behind the held job.
             try await Self.until { pool.depth == 1 }
@@ -210,16 +225,14 @@ struct DepartureTests {
             release.signal()
             try await held.value
             try await Self.until { pool.depth == 0 && pool.busy == 0 }
-            try await Self.until { harness.service.metrics.render(pool: pool).contains("reason=\"clientClosedRequest\"} 1") }
-            let metrics = harness.service.metrics.render(pool: pool)
+            try await Self.until { Self.metrics(harness).contains("reason=\"clientClosedRequest\"} 1") }
+            let metrics = Self.metrics(harness)
             #expect(metrics.contains("seer_refused_total{reason=\"clientClosedRequest\"} 1"))
             #expect(!metrics.contains("seer_recognitions_total{"))
             // A client that stays is served as ever.
-            let served = try await client.execute(
-                uri: "/v1/scans", method: .post, headers: [.authorization: "Bearer \(harness.device)", .contentType: "image/png"],
-                body: ByteBuffer(bytes: photo))
+            let served = try await Self.scan(client, harness, photo)
             #expect(served.status == .ok)
-            #expect(harness.service.metrics.render(pool: pool).contains("seer_recognitions_total{outcome=\"ok\"} 1"))
+            #expect(Self.metrics(harness).contains("seer_recognitions_total{outcome=\"ok\"} 1"))
         }
     }
 
@@ -261,55 +274,11 @@ enum RawHTTP {
         }
     }
 
-    /// A connected socket: send bytes, then close it.
-    final class Connection: @unchecked Sendable {
-        let fd: Int32
-
-        init(port: Int) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else {
-                Glibc.close(fd)
-                throw Failure(description: "cannot connect: errno \(errno)")
-            }
-        }
-
-        func send(_ bytes: [UInt8]) throws {
-            var sent = 0
-            while sent < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, 0) }
-                guard n > 0 else { throw Failure(description: "send failed: errno \(errno)") }
-                sent += n
-            }
-        }
-
-        func close() { Glibc.close(fd) }
-    }
-
     /// Sends `head` (nothing more) and reads one answer (its headers and its Content-Length body).
     static func headOnly(port: Int, head: String, timeout: Int = 20) throws -> Answer {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var limit = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "cannot connect: errno \(errno)") }
-        let bytes = Array(head.utf8)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(description: "send failed") }
+        let connection = try LoopbackSocket(port: port, timeout: timeout)
+        try connection.send(Array(head.utf8))
         var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let text = String(decoding: received, as: UTF8.self)
             if let end = text.range(of: "\r\n\r\n") {
@@ -325,10 +294,10 @@ enum RawHTTP {
                     return Answer(status: status, headers: headers, body: body)
                 }
             }
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { throw Failure(description: "no answer within \(timeout) s (errno \(errno))") }
-            if n == 0 { throw Failure(description: "closed before a whole answer: \(String(decoding: received, as: UTF8.self))") }
-            received += buffer[0..<n]
+            let bytes: [UInt8]
+            do { bytes = try connection.receive() } catch { throw Failure(description: "no answer within \(timeout) s (\(error))") }
+            if bytes.isEmpty { throw Failure(description: "closed before a whole answer: \(String(decoding: received, as: UTF8.self))") }
+            received += bytes
         }
     }
 }

@@ -73,36 +73,18 @@ public final class ServeProcess: @unchecked Sendable {
     public func request(
         _ method: String, _ path: String, key: String?, contentType: String? = nil, body: [UInt8] = [], timeout: Int = 60
     ) throws -> (Int, String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var limit = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(text: "cannot connect: errno \(errno)") }
+        let connection: LoopbackSocket
+        do { connection = try LoopbackSocket(port: port, timeout: timeout) } catch { throw Failure(text: "\(error)") }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
         if let key { head += "Authorization: Bearer \(key)\r\n" }
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
-        let bytes = Array((head + "\r\n").utf8) + body
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { throw Failure(text: "send failed") }
-            sent += n
-        }
+        do { try connection.send(Array((head + "\r\n").utf8) + body) } catch { throw Failure(text: "\(error)") }
         var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { throw Failure(text: "no answer to \(method) \(path) within \(timeout) s (errno \(errno))") }
-            if n == 0 { break }
-            received += buffer[0..<n]
+            let bytes: [UInt8]
+            do { bytes = try connection.receive() } catch { throw Failure(text: "no answer to \(method) \(path) within \(timeout) s (\(error))") }
+            if bytes.isEmpty { break }
+            received += bytes
         }
         let text = String(decoding: received, as: UTF8.self)
         let status = Int(text.split(separator: " ", maxSplits: 2).dropFirst().first ?? "") ?? 0
