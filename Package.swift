@@ -198,7 +198,8 @@ let package = Package(
             name: "SeerServerTests",
             dependencies: [
                 "SeerServer", "Seer", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), "CSeerShims",
             ],
             swiftSettings: swiftSettings),
     ]

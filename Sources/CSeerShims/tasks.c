@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "CSeerShims.h"
@@ -41,6 +42,23 @@ int seer_name_thread(const char *name) {
     return pthread_setname_np(pthread_self(), shortened) == 0;
 #else
     (void)name;
+    return 0;
+#endif
+}
+
+int seer_thread_batch_scheduling(void) {
+#if defined(__linux__)
+    struct sched_param parameter = {0};
+    return sched_setscheduler(0, SCHED_BATCH, &parameter) == 0;
+#else
+    return 0;
+#endif
+}
+
+int seer_thread_is_batch_scheduled(void) {
+#if defined(__linux__)
+    return sched_getscheduler(0) == SCHED_BATCH;
+#else
     return 0;
 #endif
 }

@@ -46,6 +46,17 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: "Seconds one request may take, waiting for a worker included.")
     var timeout = 30.0
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How the event loops are scheduled: batch (default: a loop that wakes while every core is busy waits for the next scheduler tick or a free core, instead of interrupting a worker in the middle of a photo) or normal.",
+            valueName: "batch|normal"))
+    var loopScheduling: LoopScheduling = .batch
+
+    enum LoopScheduling: String, ExpressibleByArgument, CaseIterable {
+        case batch, normal
+    }
+
     @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role.")
     var demo = false
 
@@ -62,6 +73,7 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let onEventLoops = SeerService.runTasksOnEventLoops()
+        let loopsGiveWay = loopScheduling == .batch && SeerService.eventLoopsGiveWayToWorkers()
         var logger = Logger(label: "seer.serve")
         logger.logLevel = getenv("SEER_LOG").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .info
         // --db, else SEER_DB, else the default file: the keys are in the same store.
@@ -103,7 +115,7 @@ struct Serve: ParsableCommand {
                 "listening",
                 metadata: [
                     "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)", "waiting": "\(chosen.effectiveAdmissionLimit)",
-                    "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")",
+                    "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")", "loops": "\(loopsGiveWay ? "batch" : "normal")",
                 ])
             Console.err("seer: listening on http://\(address)")
         }

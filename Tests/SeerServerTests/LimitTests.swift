@@ -1,6 +1,9 @@
+import CSeerShims
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
+import NIOPosix
 import Seer
 import SeerTestSupport
 import Synchronization
@@ -311,6 +314,23 @@ struct LimitTests {
         #expect((1...2).contains(count.threads.withLock { $0.count }))
         pool.shutdown()
         await #expect(throws: WorkerPool.Refusal.closed) { try await pool.run { 1 } }
+    }
+}
+
+@Suite("seer serve: scheduling")
+struct SchedulingTests {
+    @Test("the event loops give way to the workers (SCHED_BATCH); the workers keep the normal policy")
+    func loopsGiveWay() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let loops = Array(group.makeIterator())
+        func batch(_ loop: any EventLoop) async throws -> Bool { try await loop.submit { seer_thread_is_batch_scheduled() == 1 }.get() }
+        for loop in loops { #expect(try await batch(loop) == false) }
+        #expect(SeerService.eventLoopsGiveWayToWorkers(group))
+        for loop in loops { #expect(try await batch(loop)) }
+        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 1)
+        #expect(try await pool.run { seer_thread_is_batch_scheduled() } == 0)
+        pool.shutdown()
+        try await group.shutdownGracefully()
     }
 }
 

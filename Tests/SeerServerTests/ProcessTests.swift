@@ -77,5 +77,7 @@ struct ProcessTests {
         #expect(inbox == 200)
         // The request handlers run on the event loops, not on Swift's thread pool.
         #expect(server.errorText.contains("tasks=event-loops"), "\(server.errorText.prefix(500))")
+        // The event loops give way to the workers.
+        #expect(server.errorText.contains("loops=batch"), "\(server.errorText.prefix(500))")
     }
 }

@@ -40,6 +40,15 @@ int seer_route_global_jobs(seer_job_sink target);
    named, 0 otherwise. */
 int seer_name_thread(const char *name);
 
+/* Puts the calling thread under Linux's SCHED_BATCH policy: when it wakes it does not preempt the
+   thread running on its core (it runs at the scheduler's next tick, or as soon as a core is free);
+   its share of the CPU is unchanged. Returns 1 when set, 0 otherwise (another system: nothing is
+   changed). */
+int seer_thread_batch_scheduling(void);
+
+/* 1 when the calling thread runs under SCHED_BATCH, else 0. */
+int seer_thread_is_batch_scheduled(void);
+
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
 typedef struct SeerJPEGDecoder SeerJPEGDecoder;
