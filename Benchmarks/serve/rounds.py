@@ -10,14 +10,15 @@ every other round; wrk posts the photos for --seconds after a 2 s warm-up), then
 A server's ratio in a round is its photos per second over the mean of that round's two `seer scan`
 rates. Per round and server it also prints the CPU time per request: the server's threads (from
 /proc) plus wrk's (which runs on the same cores). Then the median and quartiles of each server's
-ratios. `seer scan` is timed with the first --seer.
+ratios. `seer scan` is timed with the first --seer. A --seer may carry options for `seer serve` after
+the binary, to compare settings of one build: --seer "BIN --loop-scheduling normal".
 
 With --pin, the servers and `seer scan` run on the first --workers CPUs and wrk on the others, as
 when the clients are phones elsewhere (on 2 CPUs: --workers 1 --pin).
 
 Needs wrk (apt) and ../shared/testdata.
 """
-import argparse, os, re, socket, statistics, subprocess, sys, time
+import argparse, os, re, shlex, socket, statistics, subprocess, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
@@ -44,9 +45,11 @@ def scan_rate(seer, photos, jobs, seconds, estimate=None):
 
 
 def serve_rate(seer, photo_list, clients, workers, seconds):
-    """(photos per second, CPU ms per request of the server and of wrk) at `clients` clients."""
+    """(photos per second, CPU ms per request of the server and of wrk) at `clients` clients; `seer` is
+    the binary, then any options for `seer serve`."""
     port = run.free_port()
-    server = subprocess.Popen(run.server_cpus + [seer, "serve", "--demo", "--port", str(port), "--workers", str(workers)],
+    binary, *options = shlex.split(seer)
+    server = subprocess.Popen(run.server_cpus + [binary, "serve", "--demo", "--port", str(port), "--workers", str(workers), *options],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                               env={**os.environ, "SEER_LOG": "warning"})
     try:
@@ -105,14 +108,15 @@ def main():
         f.write("\n".join(photos) + "\n")
     pinned = f"; servers and seer scan on CPUs {run.server_cpus[2]}, wrk on {run.client_cpus[2]}" if args.pin else ""
     print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run{pinned}")
-    names = [os.path.abspath(s) for s in args.seer]
+    names = [shlex.join([os.path.abspath(shlex.split(s)[0]), *shlex.split(s)[1:]]) for s in args.seer]
     ratios = {s: [] for s in names}
-    estimate = scan_rate(names[0], photos, args.workers, 0)  # also warms the page cache
+    scanner = shlex.split(names[0])[0]
+    estimate = scan_rate(scanner, photos, args.workers, 0)  # also warms the page cache
     for index in range(args.rounds):
-        first = scan_rate(names[0], photos, args.workers, args.seconds / 2, estimate)
+        first = scan_rate(scanner, photos, args.workers, args.seconds / 2, estimate)
         order = names if index % 2 == 0 else names[::-1]
         served = {s: serve_rate(s, photo_list, args.clients, args.workers, args.seconds) for s in order}
-        last = scan_rate(names[0], photos, args.workers, args.seconds / 2, estimate)
+        last = scan_rate(scanner, photos, args.workers, args.seconds / 2, estimate)
         scanned = (first + last) / 2
         line = f"round {index + 1}: seer scan {first:.0f} and {last:.0f} photos/s"
         for s in names:

@@ -62,3 +62,33 @@ int seer_thread_is_batch_scheduled(void) {
     return 0;
 #endif
 }
+
+int seer_allowed_cpus(int *cpus, int capacity) {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    int count = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && count < capacity; cpu++) {
+        if (CPU_ISSET(cpu, &set)) cpus[count++] = cpu;
+    }
+    return count;
+#else
+    (void)cpus;
+    (void)capacity;
+    return 0;
+#endif
+}
+
+int seer_pin_thread(int cpu) {
+#if defined(__linux__)
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0;
+#else
+    (void)cpu;
+    return 0;
+#endif
+}

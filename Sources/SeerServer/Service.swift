@@ -34,8 +34,44 @@ public struct ServiceConfiguration: Sendable {
     /// wait, instead of being refused and resending its upload as fast as the loopback carries it.
     public var admissionLimit: Int?
 
+    /// Whether each recognition worker is kept on a CPU of its own. Default ``WorkerPinning/auto``.
+    public var pinWorkers: WorkerPinning = .auto
+
+    /// Whether recognition workers are kept on CPUs of their own.
+    public enum WorkerPinning: String, Sendable, CaseIterable {
+        /// When there is one worker per CPU the process may use (the default sizing), and more than
+        /// one: worker `i` on the `i`-th of those CPUs.
+        case auto
+        /// Always: worker `i` on the `i`-th CPU the process may use, in turn when there are fewer.
+        case yes
+        /// Never: the system places them.
+        case no
+    }
+
     /// The defaults.
     public init() {}
+
+    /// The CPU of each worker (worker `i` on the `i`-th, in turn), given the CPUs the process may run
+    /// on; empty when the workers are not pinned.
+    ///
+    /// A worker kept on one CPU keeps its caches and is never moved while it reads a photo; with one
+    /// worker per CPU, no two workers share one while another idles. On a machine where other busy
+    /// processes share the same CPUs, the system can no longer move a worker away from them: set
+    /// ``WorkerPinning/no`` there (`seer serve --pin-workers no`).
+    public func workerCPUs(allowed: [Int]) -> [Int] {
+        switch pinWorkers {
+        case .no: return []
+        case .yes: return allowed
+        case .auto: return allowed.count == workers && workers > 1 ? allowed : []
+        }
+    }
+
+    /// The CPUs this process may run on (its affinity), ascending; empty when unknown.
+    public static func allowedCPUs() -> [Int] {
+        var cpus = [Int32](repeating: 0, count: 1024)
+        let count = Int(seer_allowed_cpus(&cpus, Int32(cpus.count)))
+        return cpus.prefix(count).map(Int.init)
+    }
 
     /// The queue limit in force.
     public var effectiveQueueLimit: Int { queueLimit ?? 16 * max(1, workers) }
@@ -89,7 +125,7 @@ public final class SeerService: Sendable {
         self.logger = logger
         recognition = WorkerPool(
             name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit,
-            waitLimit: configuration.effectiveAdmissionLimit)
+            waitLimit: configuration.effectiveAdmissionLimit, cpus: configuration.workerCPUs(allowed: ServiceConfiguration.allowedCPUs()))
         storeWork = WorkerPool(name: "seer-store", threads: 2, queueLimit: 256 * max(1, configuration.workers))
     }
 

@@ -1,3 +1,4 @@
+import CSeerShims
 import Foundation
 import Synchronization
 
@@ -90,15 +91,22 @@ public final class WorkerPool: Sendable {
     /// The jobs' time budgets and the callers' waits for room.
     let deadlines: Deadlines
 
-    /// Starts `threads` threads named `name`.
-    public init(name: String, threads: Int, queueLimit: Int, waitLimit: Int = 0) {
+    /// The CPU each thread is kept on, in order (thread `i` on `cpus[i % cpus.count]`); empty when the
+    /// threads run wherever the system puts them.
+    public let cpus: [Int]
+
+    /// Starts `threads` threads named `name`, each kept on its CPU of `cpus` when some are given.
+    public init(name: String, threads: Int, queueLimit: Int, waitLimit: Int = 0, cpus: [Int] = []) {
         self.threads = max(1, threads)
         self.queueLimit = max(0, queueLimit)
         self.waitLimit = max(0, waitLimit)
+        self.cpus = cpus
         deadlines = Deadlines(name: "\(name)-timer")
         for index in 0..<self.threads {
+            let cpu = cpus.isEmpty ? nil : cpus[index % cpus.count]
             let thread = Thread { [self] in
                 nameCurrentThread("\(name)-\(index)")
+                if let cpu { _ = seer_pin_thread(Int32(cpu)) }
                 self.loop()
             }
             thread.stackSize = 8 << 20

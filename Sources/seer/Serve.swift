@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Seer
 import SeerServer
+
+extension ServiceConfiguration.WorkerPinning: ExpressibleByArgument {}
 import Synchronization
 
 #if canImport(Glibc)
@@ -57,6 +59,13 @@ struct Serve: ParsableCommand {
         case batch, normal
     }
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep each worker on a CPU of its own: auto (default: when there is one worker per CPU this process may use), yes, or no (other busy processes share the CPUs).",
+            valueName: "auto|yes|no"))
+    var pinWorkers: ServiceConfiguration.WorkerPinning = .auto
+
     @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role.")
     var demo = false
 
@@ -105,10 +114,13 @@ struct Serve: ParsableCommand {
         configuration.workers = workers
         configuration.queueLimit = queue
         configuration.admissionLimit = waiting
+        configuration.pinWorkers = pinWorkers
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
         let (log, database, chosen, host, port) = (logger, storeName(db), configuration, host, port)
+        let pinned = service.recognition.cpus
+        let cpus = pinned.isEmpty ? "any" : pinned.map(String.init).joined(separator: ",")
         let app = service.application { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
             log.info(
@@ -116,6 +128,7 @@ struct Serve: ParsableCommand {
                 metadata: [
                     "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)", "waiting": "\(chosen.effectiveAdmissionLimit)",
                     "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")", "loops": "\(loopsGiveWay ? "batch" : "normal")",
+                    "cpus": "\(cpus)",
                 ])
             Console.err("seer: listening on http://\(address)")
         }

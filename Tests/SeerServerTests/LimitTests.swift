@@ -332,6 +332,48 @@ struct SchedulingTests {
         pool.shutdown()
         try await group.shutdownGracefully()
     }
+
+    /// The CPUs the calling thread may run on.
+    static func threadCPUs() -> [Int] {
+        var cpus = [Int32](repeating: 0, count: 1024)
+        return cpus.withUnsafeMutableBufferPointer { buffer in
+            buffer.prefix(Int(seer_allowed_cpus(buffer.baseAddress, Int32(buffer.count)))).map(Int.init)
+        }
+    }
+
+    @Test("workers given CPUs are each kept on theirs; without, they may run on any the process may use")
+    func pinnedWorkers() async throws {
+        let allowed = ServiceConfiguration.allowedCPUs()
+        try #require(!allowed.isEmpty)
+        #expect(Self.threadCPUs() == allowed)
+        let cpu = try #require(allowed.last)
+        let pinned = WorkerPool(name: "test", threads: 2, queueLimit: 8, cpus: [cpu])
+        #expect(pinned.cpus == [cpu])
+        for _ in 0..<6 { #expect(try await pinned.run { Self.threadCPUs() } == [cpu]) }
+        pinned.shutdown()
+        let free = WorkerPool(name: "test", threads: 2, queueLimit: 8)
+        #expect(free.cpus.isEmpty)
+        #expect(try await free.run { Self.threadCPUs() } == allowed)
+        free.shutdown()
+    }
+
+    @Test("workers are pinned by default only when there is one per CPU, and more than one")
+    func pinningPolicy() {
+        var configuration = ServiceConfiguration()
+        configuration.workers = 2
+        #expect(configuration.workerCPUs(allowed: [0, 1]) == [0, 1])
+        #expect(configuration.workerCPUs(allowed: [2, 5]) == [2, 5])
+        #expect(configuration.workerCPUs(allowed: [0, 1, 2, 3]) == [])
+        #expect(configuration.workerCPUs(allowed: [0]) == [])
+        #expect(configuration.workerCPUs(allowed: []) == [])
+        configuration.workers = 1
+        #expect(configuration.workerCPUs(allowed: [3]) == [])
+        configuration.pinWorkers = .yes
+        #expect(configuration.workerCPUs(allowed: [0, 1, 2, 3]) == [0, 1, 2, 3])
+        configuration.workers = 2
+        configuration.pinWorkers = .no
+        #expect(configuration.workerCPUs(allowed: [0, 1]) == [])
+    }
 }
 
 @Suite("seer serve: the OpenAPI document")

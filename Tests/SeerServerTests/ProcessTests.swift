@@ -1,5 +1,6 @@
 import Foundation
 import Seer
+import SeerServer
 import SeerTestSupport
 import Testing
 
@@ -79,5 +80,9 @@ struct ProcessTests {
         #expect(server.errorText.contains("tasks=event-loops"), "\(server.errorText.prefix(500))")
         // The event loops give way to the workers.
         #expect(server.errorText.contains("loops=batch"), "\(server.errorText.prefix(500))")
+        // By default the workers are kept on CPUs of their own when there is one per CPU.
+        let pinned = ServiceConfiguration().workerCPUs(allowed: ServiceConfiguration.allowedCPUs())
+        let expected = pinned.isEmpty ? "any" : pinned.map(String.init).joined(separator: ",")
+        #expect(server.errorText.contains("cpus=\(expected) "), "\(server.errorText.prefix(500))")
     }
 }

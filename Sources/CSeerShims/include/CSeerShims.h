@@ -42,12 +42,19 @@ int seer_name_thread(const char *name);
 
 /* Puts the calling thread under Linux's SCHED_BATCH policy: when it wakes it does not preempt the
    thread running on its core (it runs at the scheduler's next tick, or as soon as a core is free);
-   its share of the CPU is unchanged. Returns 1 when set, 0 otherwise (another system: nothing is
-   changed). */
+   its share of the CPU is unchanged. Threads it starts later inherit the policy. Returns 1 when set,
+   0 otherwise (another system: nothing is changed). */
 int seer_thread_batch_scheduling(void);
 
 /* 1 when the calling thread runs under SCHED_BATCH, else 0. */
 int seer_thread_is_batch_scheduled(void);
+
+/* The CPUs the calling thread may run on (its affinity), ascending, at most `capacity` of them into
+   `cpus`. Returns how many (0 when unknown). */
+int seer_allowed_cpus(int *cpus, int capacity);
+
+/* Keeps the calling thread on one CPU (its affinity). Returns 1 when set, 0 otherwise. */
+int seer_pin_thread(int cpu);
 
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
