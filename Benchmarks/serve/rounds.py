@@ -108,7 +108,7 @@ def main():
         f.write("\n".join(photos) + "\n")
     pinned = f"; servers and seer scan on CPUs {run.server_cpus[2]}, wrk on {run.client_cpus[2]}" if args.pin else ""
     print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run{pinned}")
-    names = [shlex.join([os.path.abspath(shlex.split(s)[0]), *shlex.split(s)[1:]]) for s in args.seer]
+    names = [shlex.join([os.path.abspath(binary), *options]) for binary, *options in map(shlex.split, args.seer)]
     ratios = {s: [] for s in names}
     scanner = shlex.split(names[0])[0]
     estimate = scan_rate(scanner, photos, args.workers, 0)  # also warms the page cache

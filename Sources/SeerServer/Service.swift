@@ -66,7 +66,8 @@ public struct ServiceConfiguration: Sendable {
         }
     }
 
-    /// The CPUs this process may run on (its affinity), ascending; empty when unknown.
+    /// The CPUs the calling thread may run on (its affinity), ascending; empty when unknown. From a
+    /// thread that is not pinned (the main thread, say), the CPUs the process may run on.
     public static func allowedCPUs() -> [Int] {
         var cpus = [Int32](repeating: 0, count: 1024)
         let count = Int(seer_allowed_cpus(&cpus, Int32(cpus.count)))

@@ -3,13 +3,13 @@ import Foundation
 import Logging
 import Seer
 import SeerServer
-
-extension ServiceConfiguration.WorkerPinning: ExpressibleByArgument {}
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension ServiceConfiguration.WorkerPinning: ExpressibleByArgument {}
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
