@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "CSeerShims.h"
@@ -20,6 +21,24 @@ __attribute__((swiftcall))
 static void seer_enqueue_global(void *job, void *original) {
     (void)original;
     sink(job);
+}
+
+#if __has_attribute(swiftcall)
+/* The Swift runtime's entry point for an executor that runs a job (swift/Runtime/Concurrency.h:
+   swift_job_run), whose second argument, an executor reference of two words, is passed as two
+   arguments in Swift's calling convention. The generic executor, the global concurrent one, is the
+   reference whose two words are zero. */
+extern __attribute__((swiftcall)) void swift_job_run(void *job, void *executor_identity, uintptr_t executor_implementation);
+#endif
+
+int seer_run_global_job(void *job) {
+#if __has_attribute(swiftcall)
+    swift_job_run(job, NULL, 0);
+    return 1;
+#else
+    (void)job;
+    return 0;
+#endif
 }
 
 int seer_route_global_jobs(seer_job_sink target) {

@@ -140,8 +140,17 @@ public final class SeerService: Sendable {
     public static func runTasksOnEventLoops() -> Bool {
         let routed =
             seer_route_global_jobs { job in
-                // The loop this thread runs, if it runs one (no hop); else the next.
-                MultiThreadedEventLoopGroup.singleton.any().enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self)))
+                guard let job else { return }
+                // The loop this thread runs, if it runs one (no hop); else the next. The job runs as
+                // the global executor runs it, isolated to no actor: were it run as isolated to the
+                // loop (`EventLoop.enqueue(_:)`), every call into or return from a nonisolated async
+                // function would be a hop, and each hop a job enqueued on the loop again.
+                let loop = MultiThreadedEventLoopGroup.singleton.any()
+                let address = UInt(bitPattern: job)
+                loop.execute {
+                    guard let job = UnsafeMutableRawPointer(bitPattern: address) else { return }
+                    if seer_run_global_job(job) == 0 { loop.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self))) }
+                }
             } == 1
         if routed { tasksOnEventLoops.store(true, ordering: .releasing) }
         return routed

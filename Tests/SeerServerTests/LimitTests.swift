@@ -333,6 +333,21 @@ struct SchedulingTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("a task's job run as the global executor runs it takes its hops between nonisolated functions at once; run as isolated to its loop, each hop is a job")
+    func jobsRunAsGlobal() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let calls = 200
+        let asGlobal = LoopTaskExecutor(loop: loop, isolated: false)
+        let asLoop = LoopTaskExecutor(loop: loop, isolated: true)
+        #expect(await withTaskExecutorPreference(asGlobal) { await hops(calls, on: loop) } == calls)
+        #expect(await withTaskExecutorPreference(asLoop) { await hops(calls, on: loop) } == calls)
+        // The job that enters and any that a hop back to the test's own executor leaves behind.
+        #expect(asGlobal.jobs.load(ordering: .relaxed) <= 4)
+        #expect(asLoop.jobs.load(ordering: .relaxed) >= calls)
+        try await group.shutdownGracefully()
+    }
+
     @Test("workers given CPUs are each kept on theirs; without, they may run on any the process may use")
     func pinnedWorkers() async throws {
         let allowed = ServiceConfiguration.allowedCPUs()
@@ -416,3 +431,38 @@ struct HeaderValueTests {
         #expect("\u{00A0}x\n".trimmingSpaces() == "\u{00A0}x\n")
     }
 }
+
+/// Runs the jobs of the tasks that prefer it on `loop`, as `SeerService.runTasksOnEventLoops()` does
+/// (`isolated: false`) or as `EventLoop.enqueue(_:)` does (`isolated: true`), and counts them.
+final class LoopTaskExecutor: TaskExecutor {
+    let loop: any EventLoop
+    let isolated: Bool
+    let jobs = Atomic(0)
+
+    init(loop: any EventLoop, isolated: Bool) {
+        self.loop = loop
+        self.isolated = isolated
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        jobs.add(1, ordering: .relaxed)
+        let job = UnownedJob(job)
+        if isolated {
+            loop.enqueue(ExecutorJob(job))
+            return
+        }
+        let address = UInt(bitPattern: unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+        loop.execute { _ = seer_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
+    }
+}
+
+/// Steps, each an opaque call of a nonisolated async function, all on `loop`'s thread; the count of
+/// those that ran there.
+func hops(_ count: Int, on loop: any EventLoop) async -> Int {
+    var onLoop = 0
+    for _ in 0..<count where await opaqueStep(loop) { onLoop += 1 }
+    return onLoop
+}
+
+/// A nonisolated async function the optimiser cannot see into: its call and return are hops.
+nonisolated(unsafe) var opaqueStep: @Sendable (any EventLoop) async -> Bool = { loop in loop.inEventLoop }
