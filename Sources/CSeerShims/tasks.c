@@ -31,13 +31,11 @@ static void seer_enqueue_global(void *job, void *original) {
 extern __attribute__((swiftcall)) void swift_job_run(void *job, void *executor_identity, uintptr_t executor_implementation);
 #endif
 
-int seer_run_global_job(void *job) {
+void seer_run_global_job(void *job) {
 #if __has_attribute(swiftcall)
     swift_job_run(job, NULL, 0);
-    return 1;
 #else
     (void)job;
-    return 0;
 #endif
 }
 

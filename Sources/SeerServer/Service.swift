@@ -147,10 +147,7 @@ public final class SeerService: Sendable {
                 // function would be a hop, and each hop a job enqueued on the loop again.
                 let loop = MultiThreadedEventLoopGroup.singleton.any()
                 let address = UInt(bitPattern: job)
-                loop.execute {
-                    guard let job = UnsafeMutableRawPointer(bitPattern: address) else { return }
-                    if seer_run_global_job(job) == 0 { loop.enqueue(ExecutorJob(unsafeBitCast(job, to: UnownedJob.self))) }
-                }
+                loop.execute { seer_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
             } == 1
         if routed { tasksOnEventLoops.store(true, ordering: .releasing) }
         return routed

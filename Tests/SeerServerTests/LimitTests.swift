@@ -452,7 +452,7 @@ final class LoopTaskExecutor: TaskExecutor {
             return
         }
         let address = UInt(bitPattern: unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
-        loop.execute { _ = seer_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
+        loop.execute { seer_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
     }
 }
 

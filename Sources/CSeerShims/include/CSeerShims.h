@@ -38,9 +38,9 @@ int seer_route_global_jobs(seer_job_sink target);
 
 /* Runs a job the sink received, on the thread that calls it, as the global concurrent executor would:
    with no actor's isolation, so that the task's hops between nonisolated functions run on at once
-   instead of being enqueued again. Returns 0, without running the job, where this is not available
-   (then the caller runs the job its own way). */
-int seer_run_global_job(void *job);
+   instead of being enqueued again. Available wherever seer_route_global_jobs can route jobs (elsewhere
+   it does nothing, and no sink ever receives a job). */
+void seer_run_global_job(void *job);
 
 /* Names the calling thread as the system shows it (its first 15 bytes: Linux's limit). Returns 1 when
    named, 0 otherwise. */
