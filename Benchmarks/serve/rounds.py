@@ -3,13 +3,14 @@
 the machine's drifting speed disturbs less than one long run of each.
 
     python3 Benchmarks/serve/rounds.py --seer BIN [--seer OTHER ...] [--rounds 8] [--seconds 6]
-        [--clients 8] [--workers 2] [--sets small|boofcv] [--pin]
+        [--clients 8] [--workers 2] [--jobs N] [--sets small|boofcv] [--pin]
 
 Each round times `seer scan --jobs N` over the photos, then each server in turn (the order reversed
 every other round; wrk posts the photos for --seconds after a 2 s warm-up), then `seer scan` again.
 A server's ratio in a round is its photos per second over the mean of that round's two `seer scan`
 rates. Per round and server it also prints the CPU time per request: the server's threads (from
-/proc) plus wrk's (which runs on the same cores). Then the median and quartiles of each server's
+/proc) plus wrk's (which runs on the same cores), and apart, its pollers' (time the CPUs had nothing
+else to run). Then the median and quartiles of each server's
 ratios. `seer scan` is timed with the first --seer. A --seer may carry options for `seer serve` after
 the binary, to compare settings of one build: --seer "BIN --loop-scheduling normal".
 
@@ -28,9 +29,21 @@ tick = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds(pid):
+    """CPU seconds of the process, without its pollers (threads `seer-poll-*`, which spin at idle
+    priority while photos flow: time the CPUs had nothing else to run), and of its pollers."""
     stat = open(f"/proc/{pid}/stat").read()
     fields = stat[stat.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / tick
+    total = (int(fields[11]) + int(fields[12])) / tick
+    polling = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+        except OSError:
+            continue
+        if re.fullmatch(r"seer-poll-\d+", stat[stat.index("(") + 1:stat.rindex(")")]):
+            fields = stat[stat.rindex(")") + 2:].split()
+            polling += (int(fields[11]) + int(fields[12])) / tick
+    return total - polling, polling
 
 
 def scan_rate(seer, photos, jobs, seconds, estimate=None):
@@ -45,8 +58,8 @@ def scan_rate(seer, photos, jobs, seconds, estimate=None):
 
 
 def serve_rate(seer, photo_list, clients, workers, seconds):
-    """(photos per second, CPU ms per request of the server and of wrk) at `clients` clients; `seer` is
-    the binary, then any options for `seer serve`."""
+    """(photos per second, CPU ms per request of the server and of wrk, and of the server's pollers) at
+    `clients` clients; `seer` is the binary, then any options for `seer serve`."""
     port = run.free_port()
     binary, *options = shlex.split(seer)
     server = subprocess.Popen(run.server_cpus + [binary, "serve", "--demo", "--port", str(port), "--workers", str(workers), *options],
@@ -83,7 +96,8 @@ def serve_rate(seer, photo_list, clients, workers, seconds):
         sys.exit(f"wrk printed no result:\n{out}")
     requests, elapsed, refused = int(found.group(1)), float(found.group(2)), int(found.group(3))
     wrk_cpu = later.children_user + later.children_system - children.children_user - children.children_system
-    return (requests - refused) / elapsed, 1000 * (after - before) / requests, 1000 * wrk_cpu / requests
+    return ((requests - refused) / elapsed, 1000 * (after[0] - before[0]) / requests, 1000 * wrk_cpu / requests,
+            1000 * (after[1] - before[1]) / requests)
 
 
 def main():
@@ -93,6 +107,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=6)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--jobs", type=int, help="seer scan --jobs (default: --workers); at one client, 1")
     parser.add_argument("--sets", default="small", help="boofcv or small")
     parser.add_argument("--per-category", type=int, default=3, help="BoofCV photos per category")
     parser.add_argument("--pin", action="store_true", help="servers and seer scan on the first --workers CPUs, wrk on the others")
@@ -106,23 +121,27 @@ def main():
     photo_list = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"seer-rounds-{os.getpid()}.list")
     with open(photo_list, "w") as f:
         f.write("\n".join(photos) + "\n")
+    jobs = args.jobs or args.workers
     pinned = f"; servers and seer scan on CPUs {run.server_cpus[2]}, wrk on {run.client_cpus[2]}" if args.pin else ""
-    print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run{pinned}")
+    print(f"{title}: {len(photos)} photos; {args.workers} workers, {args.clients} clients, {args.seconds:g} s per server run, "
+          f"against seer scan --jobs {jobs}{pinned}")
     names = [shlex.join([os.path.abspath(binary), *options]) for binary, *options in map(shlex.split, args.seer)]
     ratios = {s: [] for s in names}
     scanner = shlex.split(names[0])[0]
-    estimate = scan_rate(scanner, photos, args.workers, 0)  # also warms the page cache
+    estimate = scan_rate(scanner, photos, jobs, 0)  # also warms the page cache
     for index in range(args.rounds):
-        first = scan_rate(scanner, photos, args.workers, args.seconds / 2, estimate)
+        first = scan_rate(scanner, photos, jobs, args.seconds / 2, estimate)
         order = names if index % 2 == 0 else names[::-1]
         served = {s: serve_rate(s, photo_list, args.clients, args.workers, args.seconds) for s in order}
-        last = scan_rate(scanner, photos, args.workers, args.seconds / 2, estimate)
+        last = scan_rate(scanner, photos, jobs, args.seconds / 2, estimate)
         scanned = (first + last) / 2
         line = f"round {index + 1}: seer scan {first:.0f} and {last:.0f} photos/s"
         for s in names:
-            rate, server_ms, wrk_ms = served[s]
+            rate, server_ms, wrk_ms, polling_ms = served[s]
             ratios[s].append(rate / scanned)
             line += f"; {s}: {rate:.0f}/s, {rate / scanned:.3f}, {server_ms:.2f} + {wrk_ms:.2f} ms CPU per request"
+            if polling_ms > 0:
+                line += f" (polling {polling_ms:.2f})"
         print(line, flush=True)
     os.remove(photo_list)
     for s in names:

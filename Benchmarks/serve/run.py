@@ -16,7 +16,9 @@ same machine load; `seer scan` is timed with --seer.
 
 Besides wrk's figures, each row gives where the CPU went while wrk ran: the server's recognition
 workers (threads `seer-read-*`, CPU time as a share of `--workers` cores), the server's other threads (event
-loops, Swift's pool, store threads) and wrk itself, in cores. Load averages are printed per set.
+loops, Swift's pool, store threads), wrk itself, and the server's pollers (`seer-poll-*`, which spin at
+idle priority while photos flow instead of letting the CPUs halt: time the CPUs had nothing else to
+run), in cores. Load averages are printed per set.
 
 Needs wrk (apt) and ../shared/testdata (skips a set whose folder is absent). Prints one table per set.
 """
@@ -88,13 +90,14 @@ def peak_rss_mb(pid):
 
 
 def thread_cpu(pid):
-    """CPU seconds of the process's threads, as (recognition workers, the other threads)."""
+    """CPU seconds of the process's threads, as (recognition workers, the other threads, the pollers
+    that keep the CPUs from halting: time the CPUs would otherwise have been idle)."""
     tick = os.sysconf("SC_CLK_TCK")
     with open(f"/proc/{pid}/stat") as f:
         stat = f.read()
     fields = stat[stat.rindex(")") + 2:].split()
     total = (int(fields[11]) + int(fields[12])) / tick  # the process, threads that ended included
-    workers = 0.0
+    workers = pollers = 0.0
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
@@ -106,7 +109,9 @@ def thread_cpu(pid):
         seconds = (int(fields[11]) + int(fields[12])) / tick
         if re.fullmatch(r"seer-read-\d+", name):
             workers += seconds
-    return workers, total - workers
+        elif re.fullmatch(r"seer-poll-\d+", name):
+            pollers += seconds
+    return workers, total - workers - pollers, pollers
 
 
 def children_cpu():
@@ -154,7 +159,8 @@ def serve_rows(seer, workers, clients, seconds, listing, cli, cli_at):
         rows.append((label.replace("r", " (Retry-After honoured)"), int(r["requests"]), ok, int(r["non2xx"]), int(r["timeouts"]) + int(r["errors"]),
                      float(r["requests"]) / float(r["seconds"]), rate, float(r["p50_ms"]), float(r["p99_ms"]), float(r["max_ms"]), rate / cli,
                      rate / cli_at[min(count, workers)],
-                     100 * (after[0] - before[0]) / wall / workers, (after[1] - before[1]) / wall, (wrk_after - wrk_before) / wall))
+                     100 * (after[0] - before[0]) / wall / workers, (after[1] - before[1]) / wall, (wrk_after - wrk_before) / wall,
+                     (after[2] - before[2]) / wall))
     rss = peak_rss_mb(server.pid)
     server.send_signal(signal.SIGTERM)
     status = server.wait(timeout=60)
@@ -198,10 +204,10 @@ def main():
             for seer in [args.seer] + ([args.compare] if args.compare else []):
                 rows, rss, status = serve_rows(seer, args.workers, clients, args.seconds, listing, cli, cli_at)
                 print(f"\nseer serve: {seer}")
-                print("| clients | requests | 200 | non-2xx (503) | wrk timeouts, errors | req/s | photos/s (200) | p50 ms | p99 ms | max ms | ÷ seer scan | ÷ seer scan, jobs = min(clients, workers) | workers CPU % | other server threads, cores | wrk, cores |")
-                print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                print("| clients | requests | 200 | non-2xx (503) | wrk timeouts, errors | req/s | photos/s (200) | p50 ms | p99 ms | max ms | ÷ seer scan | ÷ seer scan, jobs = min(clients, workers) | workers CPU % | other server threads, cores | wrk, cores | polling, cores |")
+                print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
                 for row in rows:
-                    print("| %s | %d | %d | %d | %d | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.2f | %.0f | %.2f | %.2f |" % row)
+                    print("| %s | %d | %d | %d | %d | %.2f | %.2f | %.1f | %.1f | %.1f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f |" % row)
                 print(f"server peak RSS {rss:.0f} MB; exit status after SIGTERM {status}; load average {load()}", flush=True)
 
 

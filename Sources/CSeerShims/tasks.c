@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "CSeerShims.h"
 
@@ -108,4 +109,19 @@ int seer_pin_thread(int cpu) {
     (void)cpu;
     return 0;
 #endif
+}
+
+int seer_thread_idle_scheduling(void) {
+#if defined(__linux__)
+    struct sched_param parameter = {0};
+    return sched_setscheduler(0, SCHED_IDLE, &parameter) == 0;
+#else
+    return 0;
+#endif
+}
+
+uint64_t seer_monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }

@@ -95,12 +95,17 @@ public final class WorkerPool: Sendable {
     /// threads run wherever the system puts them.
     public let cpus: [Int]
 
-    /// Starts `threads` threads named `name`, each kept on its CPU of `cpus` when some are given.
-    public init(name: String, threads: Int, queueLimit: Int, waitLimit: Int = 0, cpus: [Int] = []) {
+    /// Told of each job queued and finished, to keep the CPUs from halting while jobs flow.
+    let busyPoll: BusyPoll?
+
+    /// Starts `threads` threads named `name`, each kept on its CPU of `cpus` when some are given;
+    /// `busyPoll`, when given, is told of each job queued and finished.
+    public init(name: String, threads: Int, queueLimit: Int, waitLimit: Int = 0, cpus: [Int] = [], busyPoll: BusyPoll? = nil) {
         self.threads = max(1, threads)
         self.queueLimit = max(0, queueLimit)
         self.waitLimit = max(0, waitLimit)
         self.cpus = cpus
+        self.busyPoll = busyPoll
         deadlines = Deadlines(name: "\(name)-timer")
         for index in 0..<self.threads {
             let cpu = cpus.isEmpty ? nil : cpus[index % cpus.count]
@@ -255,6 +260,8 @@ public final class WorkerPool: Sendable {
             let job = Job(
                 work: { finish(Result { try work() }) }, expire: { finish(.failure($0)) },
                 isDone: { pending.withLock { $0 == nil } })
+            // Counted before it can be taken, so that its end is never counted before its start.
+            busyPoll?.jobQueued()
             let refusal: Refusal? = state.withLock { state in
                 let reserved = reservation?.take() ?? false
                 if reserved { state.reserved -= 1 }
@@ -265,6 +272,7 @@ public final class WorkerPool: Sendable {
                 return nil
             }
             if let refusal {
+                busyPoll?.jobFinished()
                 finish(.failure(refusal))
                 return
             }
@@ -297,6 +305,7 @@ public final class WorkerPool: Sendable {
                 return
             }
             if !job.isDone() { job.work() }
+            busyPoll?.jobFinished()
             let granted = state.withLock { state in
                 state.running -= 1
                 return Self.grant(&state, threads: threads, queueLimit: queueLimit)

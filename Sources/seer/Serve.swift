@@ -66,6 +66,13 @@ struct Serve: ParsableCommand {
             valueName: "auto|yes|no"))
     var pinWorkers: ServiceConfiguration.WorkerPinning = .auto
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Milliseconds the workers' CPUs keep polling after the last photo finishes, instead of halting (default 1; 0 turns it off). The pollers run only when a CPU has nothing else to run; turn them off where idle CPU time is billed or shared.",
+            valueName: "ms"))
+    var busyPoll = 1.0
+
     @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role.")
     var demo = false
 
@@ -78,6 +85,7 @@ struct Serve: ParsableCommand {
         if maxBody < 1 { throw ValidationError("--max-body must be positive.") }
         if !(maxMegapixels > 0) { throw ValidationError("--max-megapixels must be positive.") }
         if !(timeout > 0) { throw ValidationError("--timeout must be positive.") }
+        if !(busyPoll >= 0 && busyPoll <= 1000) { throw ValidationError("--busy-poll runs from 0 to 1000 milliseconds.") }
     }
 
     func run() throws {
@@ -115,6 +123,7 @@ struct Serve: ParsableCommand {
         configuration.queueLimit = queue
         configuration.admissionLimit = waiting
         configuration.pinWorkers = pinWorkers
+        configuration.busyPoll = .microseconds(Int((busyPoll * 1000).rounded()))
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
@@ -129,6 +138,7 @@ struct Serve: ParsableCommand {
                     "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)", "waiting": "\(chosen.effectiveAdmissionLimit)",
                     "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")", "loops": "\(loopsGiveWay ? "batch" : "normal")",
                     "cpus": "\(cpus)",
+                    "polled": "\(service.busyPoll.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "none")",
                 ])
             Console.err("seer: listening on http://\(address)")
         }

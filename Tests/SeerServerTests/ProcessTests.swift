@@ -57,9 +57,10 @@ struct ProcessTests {
 
         let id = try #require(listed.out.split(separator: "\"id\":\"").dropFirst().first?.prefix(8)).description
         #expect(try SeerBinary.run(["apikey", "revoke", id, "--db", db]).status == 0)
-        let again = try Server(["--db", db])
+        let again = try Server(["--db", db, "--busy-poll", "0"])
         let (revoked, _) = try again.request("GET", "/v1/stats", key: key)
         #expect(revoked == 401)
+        #expect(again.errorText.contains("polled=none "), "\(again.errorText.prefix(500))")
         #expect(again.stop() == 0)
     }
 
@@ -84,5 +85,8 @@ struct ProcessTests {
         let pinned = ServiceConfiguration().workerCPUs(allowed: ServiceConfiguration.allowedCPUs())
         let expected = pinned.isEmpty ? "any" : pinned.map(String.init).joined(separator: ",")
         #expect(server.errorText.contains("cpus=\(expected) "), "\(server.errorText.prefix(500))")
+        // While photos flow, the workers' CPUs are polled instead of halting.
+        let polled = ServiceConfiguration().polledCPUs(allowed: ServiceConfiguration.allowedCPUs()).map(String.init).joined(separator: ",")
+        #expect(server.errorText.contains("polled=\(polled) "), "\(server.errorText.prefix(500))")
     }
 }

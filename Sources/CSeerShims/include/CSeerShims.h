@@ -62,6 +62,24 @@ int seer_allowed_cpus(int *cpus, int capacity);
 /* Keeps the calling thread on one CPU (its affinity). Returns 1 when set, 0 otherwise. */
 int seer_pin_thread(int cpu);
 
+/* Puts the calling thread under Linux's SCHED_IDLE policy: it runs only when its CPU has nothing else
+   to run, and any other thread that wakes there takes the CPU from it at once. Returns 1 when set, 0
+   otherwise (another system: nothing is changed). */
+int seer_thread_idle_scheduling(void);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t seer_monotonic_nanoseconds(void);
+
+/* Tells the CPU that the calling thread is spinning (x86 `pause`, Arm `yield`), so that a spin loop
+   uses less power and leaves its core's resources to other work. */
+static inline void seer_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
 typedef struct SeerJPEGDecoder SeerJPEGDecoder;
