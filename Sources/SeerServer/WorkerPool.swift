@@ -62,6 +62,8 @@ public final class WorkerPool: Sendable {
         var waiters: [Waiter] = []
         var nextWaiter = 0
         var closed = false
+        /// The threads parked for want of a job, the most recently parked last.
+        var idle: [Int] = []
         var waiting: Int { queue.count - head }
     }
 
@@ -86,7 +88,8 @@ public final class WorkerPool: Sendable {
     /// Callers of ``reserve(waiting:)`` that may wait for room at once; one more is refused at once.
     public let waitLimit: Int
     let state = Mutex(State())
-    let signal = DispatchSemaphore(value: 0)
+    /// Each thread's wake-up, signalled when it is handed a job (or the pool closes) while parked.
+    let wakes: [DispatchSemaphore]
     let stopped = DispatchSemaphore(value: 0)
     /// The jobs' time budgets and the callers' waits for room.
     let deadlines: Deadlines
@@ -106,13 +109,14 @@ public final class WorkerPool: Sendable {
         self.waitLimit = max(0, waitLimit)
         self.cpus = cpus
         self.busyPoll = busyPoll
+        wakes = (0..<max(1, threads)).map { _ in DispatchSemaphore(value: 0) }
         deadlines = Deadlines(name: "\(name)-timer")
         for index in 0..<self.threads {
             let cpu = cpus.isEmpty ? nil : cpus[index % cpus.count]
             let thread = Thread { [self] in
                 nameCurrentThread("\(name)-\(index)")
                 if let cpu { _ = seer_pin_thread(Int32(cpu)) }
-                self.loop()
+                self.loop(index)
             }
             thread.stackSize = 8 << 20
             thread.start()
@@ -262,21 +266,22 @@ public final class WorkerPool: Sendable {
                 isDone: { pending.withLock { $0 == nil } })
             // Counted before it can be taken, so that its end is never counted before its start.
             busyPoll?.jobQueued()
-            let refusal: Refusal? = state.withLock { state in
+            let (refusal, woken): (Refusal?, Int?) = state.withLock { state in
                 let reserved = reservation?.take() ?? false
                 if reserved { state.reserved -= 1 }
-                if state.closed { return .closed }
+                if state.closed { return (.closed, nil) }
                 // Callers waiting for room go first.
-                if !reserved && (!state.waiters.isEmpty || Self.full(state, threads: threads, queueLimit: queueLimit)) { return .overloaded }
+                if !reserved && (!state.waiters.isEmpty || Self.full(state, threads: threads, queueLimit: queueLimit)) { return (.overloaded, nil) }
                 state.queue.append(job)
-                return nil
+                // The thread parked last: its CPU is the likeliest to be awake, its caches warm.
+                return (nil, state.idle.popLast())
             }
             if let refusal {
                 busyPoll?.jobFinished()
                 finish(.failure(refusal))
                 return
             }
-            signal.signal()
+            if let woken { wakes[woken].signal() }
             if let budget {
                 let id = deadlines.add(at: .now + budget) { job.expire(.timedOut) }
                 timer.withLock { $0 = id }
@@ -285,11 +290,21 @@ public final class WorkerPool: Sendable {
         }
     }
 
-    func loop() {
+    enum Next {
+        case run(Job), park, stop
+    }
+
+    /// Thread `index`: takes the queued jobs in turn; with none, parks until handed one. Parked threads
+    /// are handed jobs last parked, first woken, so that at low load the same few threads, on CPUs
+    /// that are awake and caches that are warm, take the photos.
+    func loop(_ index: Int) {
         while true {
-            signal.wait()
-            let job: Job? = state.withLock { state in
-                guard state.head < state.queue.count else { return nil }
+            let next: Next = state.withLock { state in
+                guard state.head < state.queue.count else {
+                    if state.closed { return .stop }
+                    state.idle.append(index)
+                    return .park
+                }
                 let job = state.queue[state.head]
                 state.head += 1
                 if state.head > 64 && state.head * 2 > state.queue.count {
@@ -297,10 +312,16 @@ public final class WorkerPool: Sendable {
                     state.head = 0
                 }
                 state.running += 1
-                return job
+                return .run(job)
             }
-            guard let job else {
-                // Woken with nothing queued: the pool is closing.
+            let job: Job
+            switch next {
+            case .run(let taken): job = taken
+            case .park:
+                wakes[index].wait()
+                continue
+            case .stop:
+                // The queue is empty and the pool is closing.
                 stopped.signal()
                 return
             }
@@ -317,19 +338,20 @@ public final class WorkerPool: Sendable {
     /// Lets queued jobs finish, then stops the threads (jobs submitted afterwards, and callers waiting
     /// for room, are refused).
     public func shutdown() {
-        let (alreadyClosed, waiters) = state.withLock { state in
+        let (alreadyClosed, waiters, parked) = state.withLock { state in
             defer {
                 state.closed = true
                 state.waiters = []
+                state.idle = []
             }
-            return (state.closed, state.waiters)
+            return (state.closed, state.waiters, state.idle)
         }
         for waiter in waiters {
             deadlines.remove(waiter.timer)
             waiter.resume(.failure(Refusal.closed))
         }
         if alreadyClosed { return }
-        for _ in 0..<threads { signal.signal() }
+        for index in parked { wakes[index].signal() }
         // Each thread takes queued jobs first, then finds the queue empty once and stops.
         for _ in 0..<threads { stopped.wait() }
         deadlines.stop()

@@ -86,6 +86,34 @@ struct BusyPollTests {
         poll.stop()
     }
 
+    @Test("parked workers are handed jobs last parked, first woken: one at a time, the photos go to one thread")
+    func lastParkedFirstWoken() async throws {
+        let pool = WorkerPool(name: "tlifo", threads: 3, queueLimit: 4)
+        // Time for the threads to start and park.
+        try await Task.sleep(for: .milliseconds(100))
+        var names: [String] = []
+        for _ in 0..<12 {
+            names.append(try await pool.run { Thread.current.name ?? "" })
+            // Time for the thread to park again.
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(Set(names).count == 1, "\(names)")
+        #expect(names.first?.hasPrefix("tlifo-") == true)
+        // Two at a time, two threads take them.
+        var pairs: Set<String> = []
+        for _ in 0..<6 {
+            let gate = DispatchSemaphore(value: 0)
+            async let first = pool.run { gate.wait(); return Thread.current.name ?? "" }
+            async let second = pool.run { gate.signal(); return Thread.current.name ?? "" }
+            let (a, b) = try await (first, second)
+            #expect(a != b)
+            pairs.formUnion([a, b])
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(pairs.count == 2, "\(pairs)")
+        pool.shutdown()
+    }
+
     @Test("the CPUs polled: the workers' when pinned, else the first workers + 1; none when turned off")
     func polledCPUs() throws {
         var configuration = ServiceConfiguration()
