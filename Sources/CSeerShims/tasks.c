@@ -64,10 +64,20 @@ int seer_name_thread(const char *name) {
 #endif
 }
 
-int seer_thread_batch_scheduling(void) {
+/* Puts the calling thread under `policy` (one without a static priority); 1 when set. */
+static int seer_thread_scheduling(int policy) {
 #if defined(__linux__)
     struct sched_param parameter = {0};
-    return sched_setscheduler(0, SCHED_BATCH, &parameter) == 0;
+    return sched_setscheduler(0, policy, &parameter) == 0;
+#else
+    (void)policy;
+    return 0;
+#endif
+}
+
+int seer_thread_batch_scheduling(void) {
+#if defined(__linux__)
+    return seer_thread_scheduling(SCHED_BATCH);
 #else
     return 0;
 #endif
@@ -113,8 +123,7 @@ int seer_pin_thread(int cpu) {
 
 int seer_thread_idle_scheduling(void) {
 #if defined(__linux__)
-    struct sched_param parameter = {0};
-    return sched_setscheduler(0, SCHED_IDLE, &parameter) == 0;
+    return seer_thread_scheduling(SCHED_IDLE);
 #else
     return 0;
 #endif

@@ -38,14 +38,22 @@ public final class BusyPoll: Sendable {
         let parked = Atomic<Int>(0)
         let wake = DispatchSemaphore(value: 0)
         let stopped = DispatchSemaphore(value: 0)
+
+        /// Wakes the poller if it is parked (once: a waker that finds it already unparked does nothing).
+        func wakeIfParked() {
+            if parked.load(ordering: .sequentiallyConsistent) == 1,
+                parked.compareExchange(expected: 1, desired: 0, ordering: .sequentiallyConsistent).exchanged
+            {
+                wake.signal()
+            }
+        }
     }
 
     /// Starts one poller on each of `cpus` (named `name-0`, `name-1`, …), parked until a job is queued.
     /// On systems without SCHED_IDLE it starts none (a poller there would take time from real work).
     public init(name: String, cpus: [Int], linger: Duration) {
         self.linger = linger
-        let components = linger.components
-        lingerNanoseconds = UInt64(max(0, components.seconds)) * 1_000_000_000 + UInt64(max(0, components.attoseconds) / 1_000_000_000)
+        lingerNanoseconds = UInt64(max(0, linger.seconds * 1e9))
         #if os(Linux)
         self.cpus = cpus
         #else
@@ -77,11 +85,7 @@ public final class BusyPoll: Sendable {
     /// A job was queued: the pollers poll until it finishes, and ``linger`` after.
     func jobQueued() {
         jobs.add(1, ordering: .sequentiallyConsistent)
-        for poller in pollers where poller.parked.load(ordering: .sequentiallyConsistent) == 1 {
-            if poller.parked.compareExchange(expected: 1, desired: 0, ordering: .sequentiallyConsistent).exchanged {
-                poller.wake.signal()
-            }
-        }
+        for poller in pollers { poller.wakeIfParked() }
     }
 
     /// A job finished (or was dropped unrun).
@@ -114,11 +118,7 @@ public final class BusyPoll: Sendable {
     /// Stops the pollers and waits for them.
     public func stop() {
         if stopping.exchange(true, ordering: .sequentiallyConsistent) { return }
-        for poller in pollers {
-            if poller.parked.compareExchange(expected: 1, desired: 0, ordering: .sequentiallyConsistent).exchanged {
-                poller.wake.signal()
-            }
-        }
+        for poller in pollers { poller.wakeIfParked() }
         for poller in pollers { poller.stopped.wait() }
     }
 }

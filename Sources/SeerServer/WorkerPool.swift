@@ -109,7 +109,7 @@ public final class WorkerPool: Sendable {
         self.waitLimit = max(0, waitLimit)
         self.cpus = cpus
         self.busyPoll = busyPoll
-        wakes = (0..<max(1, threads)).map { _ in DispatchSemaphore(value: 0) }
+        wakes = (0..<self.threads).map { _ in DispatchSemaphore(value: 0) }
         deadlines = Deadlines(name: "\(name)-timer")
         for index in 0..<self.threads {
             let cpu = cpus.isEmpty ? nil : cpus[index % cpus.count]
