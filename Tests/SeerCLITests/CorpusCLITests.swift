@@ -10,9 +10,15 @@ import Glibc
 /// and memory bound.
 @Suite("seer CLI over the malformed corpus")
 struct CorpusCLITests {
+    /// Where the corpus is written: one folder per test process, removed when the process exits.
+    static var folder: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("seer-cli-corpus-\(getpid())").path
+    }
+
     static let corpus: (dir: String, files: Int)? = {
         let root = URL(fileURLWithPath: CLI.testImages).deletingLastPathComponent()
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("seer-cli-corpus-\(getpid())").path
+        let out = folder
+        atexit { try? FileManager.default.removeItem(atPath: CorpusCLITests.folder) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", root.appendingPathComponent("scripts/malformed-corpus.py").path, out]
