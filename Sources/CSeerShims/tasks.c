@@ -3,7 +3,6 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "CSeerShims.h"
 
@@ -64,24 +63,19 @@ int seer_name_thread(const char *name) {
 #endif
 }
 
+#if defined(__linux__)
 /* Puts the calling thread under `policy` (one without a static priority); 1 when set. */
 static int seer_thread_scheduling(int policy) {
-#if defined(__linux__)
     struct sched_param parameter = {0};
     return sched_setscheduler(0, policy, &parameter) == 0;
-#else
-    (void)policy;
-    return 0;
-#endif
 }
 
-int seer_thread_batch_scheduling(void) {
-#if defined(__linux__)
-    return seer_thread_scheduling(SCHED_BATCH);
+int seer_thread_batch_scheduling(void) { return seer_thread_scheduling(SCHED_BATCH); }
+int seer_thread_idle_scheduling(void) { return seer_thread_scheduling(SCHED_IDLE); }
 #else
-    return 0;
+int seer_thread_batch_scheduling(void) { return 0; }
+int seer_thread_idle_scheduling(void) { return 0; }
 #endif
-}
 
 int seer_thread_is_batch_scheduled(void) {
 #if defined(__linux__)
@@ -119,18 +113,4 @@ int seer_pin_thread(int cpu) {
     (void)cpu;
     return 0;
 #endif
-}
-
-int seer_thread_idle_scheduling(void) {
-#if defined(__linux__)
-    return seer_thread_scheduling(SCHED_IDLE);
-#else
-    return 0;
-#endif
-}
-
-uint64_t seer_monotonic_nanoseconds(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }

@@ -28,7 +28,7 @@ public final class BusyPoll: Sendable {
     let lingerNanoseconds: UInt64
     /// Jobs queued or running.
     let jobs = Atomic<Int>(0)
-    /// CLOCK_MONOTONIC nanoseconds until which the pollers poll with no job in hand.
+    /// `DispatchTime` uptime, in nanoseconds, until which the pollers poll with no job in hand.
     let until = Atomic<UInt64>(0)
     let stopping = Atomic<Bool>(false)
     let pollers: [Poller]
@@ -79,7 +79,7 @@ public final class BusyPoll: Sendable {
 
     /// Whether the pollers should be polling now.
     var isActive: Bool {
-        jobs.load(ordering: .sequentiallyConsistent) > 0 || seer_monotonic_nanoseconds() < until.load(ordering: .relaxed)
+        jobs.load(ordering: .sequentiallyConsistent) > 0 || DispatchTime.now().uptimeNanoseconds < until.load(ordering: .relaxed)
     }
 
     /// A job was queued: the pollers poll until it finishes, and ``linger`` after.
@@ -90,7 +90,7 @@ public final class BusyPoll: Sendable {
 
     /// A job finished (or was dropped unrun).
     func jobFinished() {
-        until.store(seer_monotonic_nanoseconds() + lingerNanoseconds, ordering: .relaxed)
+        until.store(DispatchTime.now().uptimeNanoseconds + lingerNanoseconds, ordering: .relaxed)
         jobs.subtract(1, ordering: .sequentiallyConsistent)
     }
 

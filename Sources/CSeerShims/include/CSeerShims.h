@@ -67,9 +67,6 @@ int seer_pin_thread(int cpu);
    otherwise (another system: nothing is changed). */
 int seer_thread_idle_scheduling(void);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t seer_monotonic_nanoseconds(void);
-
 /* Tells the CPU that the calling thread is spinning (x86 `pause`, Arm `yield`), so that a spin loop
    uses less power and leaves its core's resources to other work. */
 static inline void seer_cpu_relax(void) {
