@@ -89,26 +89,35 @@ struct BusyPollTests {
     @Test("parked workers are handed jobs last parked, first woken: one at a time, the photos go to one thread")
     func lastParkedFirstWoken() async throws {
         let pool = WorkerPool(name: "tlifo", threads: 3, queueLimit: 4)
-        // Time for the threads to start and park.
-        try await Task.sleep(for: .milliseconds(100))
+        let allParked = { pool.state.withLock { $0.idle.count } == 3 }
         var names: [String] = []
         for _ in 0..<12 {
+            // Each job is handed over only once every thread is parked again.
+            #expect(try await Self.waitUntil(allParked))
             names.append(try await pool.run { Thread.current.name ?? "" })
-            // Time for the thread to park again.
-            try await Task.sleep(for: .milliseconds(5))
         }
         #expect(Set(names).count == 1, "\(names)")
         #expect(names.first?.hasPrefix("tlifo-") == true)
         // Two at a time, two threads take them.
         var pairs: Set<String> = []
         for _ in 0..<6 {
-            let gate = DispatchSemaphore(value: 0)
-            async let first = pool.run { gate.wait(); return Thread.current.name ?? "" }
-            async let second = pool.run { gate.signal(); return Thread.current.name ?? "" }
+            #expect(try await Self.waitUntil(allParked))
+            // Each job waits for the other to start, so both are in hand at once, whichever is queued
+            // first (run on one thread in turn, the first would time out waiting).
+            let started = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            async let first = pool.run {
+                started.0.signal()
+                _ = started.1.wait(timeout: .now() + 5)
+                return Thread.current.name ?? ""
+            }
+            async let second = pool.run {
+                started.1.signal()
+                _ = started.0.wait(timeout: .now() + 5)
+                return Thread.current.name ?? ""
+            }
             let (a, b) = try await (first, second)
             #expect(a != b)
             pairs.formUnion([a, b])
-            try await Task.sleep(for: .milliseconds(5))
         }
         #expect(pairs.count == 2, "\(pairs)")
         pool.shutdown()
