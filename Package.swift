@@ -42,18 +42,18 @@ let package = Package(
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"])]),
-        // Headers only: these two are loaded on first use by CSeerLoader, not linked (see its stubs).
-        .systemLibrary(name: "CZBar"),
-        .systemLibrary(name: "CTesseract"),
-        // Headers only as well: HEIC and WebP decoding load libheif (and its codecs) and libwebp on
-        // first use, so a JPEG or PNG never pays for them.
-        .systemLibrary(name: "CHeif"),
-        .systemLibrary(name: "CWebP"),
-        .target(
-            name: "CSeerLoader",
-            dependencies: ["CZBar", "CTesseract", "CHeif", "CWebP"],
-            cSettings: cSettings,
-            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .systemLibrary(
+            name: "CZBar", pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(
+            name: "CTesseract", pkgConfig: "tesseract",
+            providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(
+            name: "CHeif", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
         // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
         .target(
             name: "CSeerShims",
@@ -62,7 +62,7 @@ let package = Package(
 
         .target(
             name: "SeerImage",
-            dependencies: ["CPNG", "CSeerShims", "CSeerLoader", "CHeif", "CWebP"],
+            dependencies: ["CPNG", "CSeerShims", "CHeif", "CWebP"],
             swiftSettings: swiftSettings),
         // Plate text shared by reading and verification: regions, countries, the canonical form,
         // typed-plate validation and the one confusion table. No dependencies.
@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "SeerPlate",
             dependencies: [
-                "SeerImage", "SeerPlateText", "CTesseract", "CSeerLoader", .product(name: "Logging", package: "swift-log"),
+                "SeerImage", "SeerPlateText", "CTesseract", .product(name: "Logging", package: "swift-log"),
             ],
             resources: [
                 .embedInCode("Resources/grammars.txt"),
@@ -101,7 +101,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "SeerQR",
-            dependencies: ["SeerImage", "CZBar", "CSeerLoader", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SeerImage", "CZBar", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
             name: "Seer",

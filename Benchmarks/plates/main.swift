@@ -11,8 +11,6 @@ import Foundation
 import Seer
 import SeerPlate
 
-// One OpenMP thread per Tesseract call (set before Tesseract is loaded, as the seer executable does).
-if getenv("OMP_THREAD_LIMIT") == nil { setenv("OMP_THREAD_LIMIT", "1", 1) }
 var arguments = Array(CommandLine.arguments.dropFirst())
 var sets = ["us", "eu", "br"]
 var verbose = false

@@ -16,8 +16,6 @@ import Seer
 import Glibc
 #endif
 
-// One OpenMP thread per Tesseract call (read when libtesseract is loaded, on first use).
-if getenv("OMP_THREAD_LIMIT") == nil { setenv("OMP_THREAD_LIMIT", "1", 1) }
 func option(_ arguments: inout [String], _ name: String, _ fallback: Int) -> Int {
     guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let v = Int(arguments[i + 1]) else { return fallback }
     arguments.removeSubrange(i...(i + 1))

@@ -64,9 +64,8 @@ extension Engine {
     ///   - includeImage: also keep the colour image (for annotation).
     ///   - minimumPlateConfidence: plates below this confidence are left out; nil takes the
     ///     reader's ``PlateReader/Options/minimumConfidence``.
-    /// - Throws: ``ImageError`` for a photo that cannot be decoded, ``CodeReaderError`` when codes
-    ///   were asked for and libzbar cannot be loaded, ``PlateError`` when plates were asked for and
-    ///   Tesseract cannot start.
+    /// - Throws: ``ImageError`` for a photo that cannot be decoded, ``PlateError`` when plates were
+    ///   asked for and Tesseract cannot start.
     public func scanPhoto(
         contentsOf path: String, reading targets: ScanTargets, region: PlateRegion? = nil, includeImage: Bool = false,
         minimumPlateConfidence: Double? = nil
@@ -123,12 +122,12 @@ extension Engine {
                     let chosen = finerOptions
                     finer = { try? ImageDecoder.decode(bytes, options: chosen).gray }
                 }
-                symbols = try codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY, finer: finer)
+                symbols = codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY, finer: finer)
             } else {
                 // Decoded in full for the plates: the codes get the reduction their preset works at.
                 // Each reduced pixel averages a codeScale×codeScale block, so coordinates scale by it exactly.
                 let factor = codeScale / options.scale
-                symbols = try codeReader.read(
+                symbols = codeReader.read(
                     decoded.gray.downscaled(by: factor),
                     scaleX: decoded.scaleX * Double(factor), scaleY: decoded.scaleY * Double(factor))
             }

@@ -65,8 +65,8 @@ extension FileFailure {
     /// A failure record for any error Seer throws, with its stable code: an image error's code
     /// (`truncated`, `notAnImage`, …), a store error's (`damagedRow`, `notFound`, …), a payload
     /// issue's (`emptyPayload`, …), a typed plate's (`lookAlike`, `emoji`, …), `importRefused`,
-    /// `invalidCountry`, a library that cannot be loaded (`libraryMissing`, `ocrLibraryMissing`,
-    /// `missingLanguageData`), and `failed` for anything else.
+    /// `invalidCountry`, Tesseract's language data missing (`missingLanguageData`), and `failed` for
+    /// anything else.
     public init(file: String, error: any Error) {
         switch error {
         case let failure as FileFailure: self = failure
@@ -76,7 +76,6 @@ extension FileFailure {
         case let error as PayloadIssue: self.init(file: file, code: error.code, message: error.message)
         case let error as PlateTextError: self.init(file: file, code: error.code.rawValue, message: error.message)
         case let error as CountryError: self.init(file: file, code: "invalidCountry", message: error.message)
-        case let error as CodeReaderError: self.init(file: file, code: error.code.rawValue, message: error.message)
         case let error as PlateError: self.init(file: file, code: error.code.rawValue, message: error.message)
         default: self.init(file: file, code: "failed", message: "\(error)")
         }

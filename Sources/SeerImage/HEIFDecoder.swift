@@ -1,11 +1,8 @@
 internal import CHeif
-internal import CSeerLoader
 
 /// Owns one libheif context (and the primary image's handle) for one decode; frees both in `deinit`.
 ///
-/// libheif reports every failure as a returned `heif_error`, never by a jump or an exit. It is
-/// loaded on first use (`CSeerLoader`), with its codecs, so a process that decodes no HEIC never
-/// pays for them.
+/// libheif reports every failure as a returned `heif_error`, never by a jump or an exit.
 final class HEIFDecoder {
     private let context: OpaquePointer
     private let handle: OpaquePointer
@@ -21,7 +18,6 @@ final class HEIFDecoder {
     /// Reads the boxes of `data`, which must stay alive and unmoved until this decoder is gone.
     /// Decodes no pixels. The corresponding C function is `heif_context_read_from_memory_without_copy`.
     init(_ data: UnsafeRawBufferPointer) throws {
-        try Self.load()
         if let fault = HEIFBoxes.hvcCFault(data) ?? HEIFBoxes.referenceFault(data) {
             throw ImageError(.corrupt, "corrupt HEIC: \(fault)")
         }
@@ -253,13 +249,6 @@ final class HEIFDecoder {
         return nil
     }
 
-    private static func load() throws {
-        var reason = [CChar](repeating: 0, count: 256)
-        guard seer_loader_open(Int32(SEER_LIBRARY_HEIF), &reason, reason.count) == 0 else {
-            let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw ImageError(.unsupportedFormat, "HEIC needs libheif (apt libheif1): \(text)")
-        }
-    }
 
     private static func imageError(_ error: heif_error) -> ImageError {
         let message = (error.message.map { String(cString: $0) } ?? "unknown error").trimmingWhitespace

@@ -1,8 +1,6 @@
-internal import CSeerLoader
 internal import CWebP
 
-/// Decodes WebP through libwebp (and libwebpdemux for animations and metadata), both loaded on first
-/// use. libwebp reports failures as status codes; every buffer it allocates is freed before return.
+/// Decodes WebP through libwebp (and libwebpdemux for animations and metadata). libwebp reports failures as status codes; every buffer it allocates is freed before return.
 struct WebPDecoder {
     private let data: UnsafeRawBufferPointer
     private let features: WebPBitstreamFeatures
@@ -15,7 +13,6 @@ struct WebPDecoder {
     /// Reads the header of `data` (which must stay alive while this decoder is used). Decodes no pixels.
     /// The corresponding C function is `WebPGetFeatures`.
     init(_ data: UnsafeRawBufferPointer) throws {
-        try Self.load(SEER_LIBRARY_WEBP)
         let base = data.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var features = WebPBitstreamFeatures()
         let status = WebPGetFeatures(base, data.count, &features)
@@ -74,7 +71,6 @@ struct WebPDecoder {
     }
 
     private func decodeFirstFrame(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
-        try Self.load(SEER_LIBRARY_WEBPDEMUX)
         var options = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&options) != 0 else {
             throw ImageError(.unsupportedFormat, "libwebpdemux is not the version Seer was built against")
@@ -128,7 +124,6 @@ struct WebPDecoder {
         guard data.count >= 30, data[12] == 0x56, data[13] == 0x50, data[14] == 0x38, data[15] == 0x58,  // VP8X
             data[20] & 0x08 != 0  // the EXIF flag
         else { return nil }
-        try load(SEER_LIBRARY_WEBPDEMUX)
         var webp = WebPData(bytes: data.baseAddress!.assumingMemoryBound(to: UInt8.self), size: data.count)
         guard let demux = WebPDemux(&webp) else { return nil }
         defer { WebPDemuxDelete(demux) }
@@ -144,13 +139,6 @@ struct WebPDecoder {
         return Exif.orientation(tiff: tiff)
     }
 
-    private static func load(_ library: Int) throws {
-        var reason = [CChar](repeating: 0, count: 256)
-        guard seer_loader_open(Int32(library), &reason, reason.count) == 0 else {
-            let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw ImageError(.unsupportedFormat, "WebP needs libwebp (apt libwebp7, libwebpdemux2): \(text)")
-        }
-    }
 
     private static func imageError(_ status: VP8StatusCode, _ doing: String) -> ImageError {
         switch status {

@@ -102,9 +102,8 @@ public final class CodeReader: Sendable {
         return s
     }
 
-    private func borrow() throws(CodeReaderError) -> ZBarScanner {
+    private func borrow() -> ZBarScanner {
         if let s = pool.withLock({ $0.popLast() }) { return s }
-        try ZBarLibrary.load()
         return ZBarScanner(symbologies: options.symbologies)
     }
 
@@ -115,14 +114,12 @@ public final class CodeReader: Sendable {
     /// Reads every code in `image`. Corners come back in `image`'s pixel coordinates multiplied by
     /// (`scaleX`, `scaleY`), so a photo decoded at a reduced scale reports full-size coordinates.
     ///
-    /// - Throws: ``CodeReaderError`` when libzbar cannot be loaded (the first call says so; nothing
-    ///   stops the process).
     /// - Parameter finer: the photo at twice `image`'s resolution, for codes too small to read in
     ///   `image`; called at most once, and only when small codes are suspected (nil: there is none).
     public func read(
         _ image: GrayImage, scaleX: Double = 1, scaleY: Double = 1, finer: (@Sendable () -> GrayImage?)? = nil
-    ) throws(CodeReaderError) -> [Symbol] {
-        let scanner = try borrow()
+    ) -> [Symbol] {
+        let scanner = borrow()
         defer { giveBack(scanner) }
         scanner.startPhoto()
         var session = ReadSession(image: image, finer: finer, scanner: scanner, options: options, logger: logger)

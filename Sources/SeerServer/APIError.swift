@@ -63,7 +63,7 @@ public struct APIError: Error, Sendable, Equatable {
         case "duplicate", "ambiguous": return .conflict
         case "tooLarge", "payloadTooLong": return .contentTooLarge
         case "busy", "diskFull", "readOnly": return .serviceUnavailable
-        case "libraryMissing", "ocrLibraryMissing", "missingLanguageData", "ocrInitFailed", "outOfMemory", "database", "cannotOpen",
+        case "missingLanguageData", "ocrInitFailed", "outOfMemory", "database", "cannotOpen",
             "damagedRow", "failed":
             return .internalServerError
         default:

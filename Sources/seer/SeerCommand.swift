@@ -29,11 +29,6 @@ struct SeerCommand: ParsableCommand {
     /// reflection over the command types costs about 2 ms of a process's start, a tenth of decoding
     /// a reduced photo. Anything else (help, errors, other commands) goes through the parser.
     static func main() {
-        // Tesseract's OpenMP runtime reads OMP_THREAD_LIMIT once, when it is loaded (on first use, long
-        // after this). Workers run one per core, so each Tesseract runs single-threaded: four OpenMP
-        // threads per call oversubscribe the machine (2.9× the CPU time per photo, measured). The
-        // executable sets this for itself; the library never touches the environment.
-        if getenv("OMP_THREAD_LIMIT") == nil { setenv("OMP_THREAD_LIMIT", "1", 1) }
         // A photo's buffers (the decoded grey image, its levels and binarisations) are megabytes
         // each, made and freed for every photo. By default glibc maps each such block on its own and
         // returns it on free (its threshold rises only to the largest block freed so far), and hands

@@ -193,33 +193,6 @@ struct FlowsCLITests {
         #expect(fromStdin.status == 0 && fromStdin.out.contains("\"users\":5"))
     }
 
-    @Test func aLibraryThatCannotBeLoadedIsATypedError() throws {
-        let folder = try TemporaryDirectory()
-        // Files with the libraries' names that are no libraries: dlopen finds them first and fails.
-        for name in ["libzbar.so.0", "libzbar.so", "libtesseract.so.5", "libtesseract.so"] {
-            try folder.write(name, "not a shared library")
-        }
-        let environment = ["LD_LIBRARY_PATH": folder.path]
-        let codes = try SeerBinary.run(["scan", "--format", "json", "\(Self.images)/products/authentic-link.png"], environment: environment)
-        #expect(codes.status == 1, "\(codes.err)")
-        #expect(codes.out.contains("libraryMissing") && codes.out.contains("libzbar"))
-        let plates = try SeerBinary.run(["plate", "read", "\(Self.images)/plates/uk.png"], environment: environment)
-        #expect(plates.status == 1)
-        #expect(plates.err.contains("ocrLibraryMissing"))
-        // A real library that lacks the functions Seer calls is refused at load, not in a stub.
-        let source = try folder.write("empty.c", "int seer_test_nothing(void) { return 0; }\n")
-        let cc = Process()
-        cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        cc.arguments = ["cc", "-shared", "-fPIC", "-o", folder.file("libzbar.so.0"), source]
-        try cc.run()
-        cc.waitUntilExit()
-        if cc.terminationStatus == 0 {
-            let old = try SeerBinary.run(["scan", "\(Self.images)/products/authentic-link.png"], environment: environment)
-            #expect(old.status == 1)
-            #expect(old.err.contains("has no function zbar_"), "\(old.err)")
-        }
-    }
-
     @Test func scanReportJSONMatchesTheGolden() throws {
         let golden = try String(contentsOfFile: Repository.path("Tests/SeerCLITests/Golden/scan-recalled.json"), encoding: .utf8)
         let run = try SeerBinary.run(["scan", "--format", "json", "TestImages/products/recalled.png"], directory: Repository.root)

@@ -32,10 +32,6 @@ var allocationTolerance: [BenchmarkMetric: BenchmarkThresholds] {
 let thresholdedMetrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal, .mallocBytesCount]
 
 let benchmarks: @Sendable () -> Void = {
-    // As the seer executable does: one OpenMP thread per Tesseract call (read when libtesseract is
-    // loaded, on the first plate read, so before any benchmark here runs).
-    if getenv("OMP_THREAD_LIMIT") == nil { setenv("OMP_THREAD_LIMIT", "1", 1) }
-
     Benchmark.defaultConfiguration = .init(
         metrics: thresholdedMetrics,
         warmupIterations: 1,
