@@ -13,16 +13,12 @@ let package = Package(
     name: "Seer",
     platforms: [.macOS(.v14)],
     products: [
+        // The engine: decoding, codes, plates, verification and the SQLite store (`import Seer`).
         .library(name: "Seer", targets: ["Seer"]),
-        .library(name: "SeerImage", targets: ["SeerImage"]),
-        .library(name: "SeerVerify", targets: ["SeerVerify"]),
-        .library(name: "SeerStore", targets: ["SeerStore"]),
+        // The HTTP service, for a process that serves the engine itself.
         .library(name: "SeerServer", targets: ["SeerServer"]),
+        // Demo registries and codes, and the QR Code encoder that draws them (tests, demos).
         .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
-        .library(name: "SeerQR", targets: ["SeerQR"]),
-        .library(name: "SeerPlate", targets: ["SeerPlate"]),
-        .library(name: "SeerPlateText", targets: ["SeerPlateText"]),
-        .library(name: "SeerBench", targets: ["SeerBench"]),
         .executable(name: "seer", targets: ["seer"]),
     ],
     dependencies: [
@@ -82,10 +78,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings),
-        // QR Code encoder for demo and test codes.
+        // The QR Code encoder, and the demo registry and codes drawn with it (`seer registry demo`,
+        // `seer serve --demo`, tests).
         .target(
             name: "SeerCodegen",
-            dependencies: ["SeerImage", "SeerQR"],
+            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         .target(
             name: "SeerPlate",
@@ -106,7 +103,7 @@ let package = Package(
         .target(
             name: "Seer",
             dependencies: [
-                "SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerCodegen", "SeerPlate", "SeerPlateText",
+                "SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerPlate", "SeerPlateText",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -118,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "seer",
             dependencies: [
-                "Seer", "SeerImage", "SeerBench", "CSeerShims",
+                "Seer", "SeerImage", "SeerBench", "SeerCodegen", "CSeerShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "SeerServer",
@@ -128,7 +125,7 @@ let package = Package(
         .target(
             name: "SeerServer",
             dependencies: [
-                "Seer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                "Seer", "SeerCodegen", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), "CSeerShims",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -156,7 +153,7 @@ let package = Package(
         // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
         .executableTarget(
             name: "pg-bench",
-            dependencies: ["Seer"],
+            dependencies: ["Seer", "SeerCodegen"],
             path: "Benchmarks/pg",
             exclude: ["run.sh", "prefix-search.sh"],
             swiftSettings: swiftSettings),
@@ -171,7 +168,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerStoreTests",
-            dependencies: ["SeerStore", "SeerVerify", "Seer", "SeerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SeerStore", "SeerVerify", "Seer", "SeerCodegen", "SeerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCodegenTests",
@@ -197,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "SeerServerTests",
             dependencies: [
-                "SeerServer", "Seer", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
+                "SeerServer", "Seer", "SeerCodegen", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), "CSeerShims",
             ],

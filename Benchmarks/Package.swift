@@ -24,10 +24,10 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        suite("ImageDecoding", ["SeerImage"]),
-        suite("CodeReading", ["Seer", "SeerQR"]),
+        suite("ImageDecoding", ["Seer"]),
+        suite("CodeReading", ["Seer"]),
         suite("PlateReading", ["Seer"]),
-        suite("Verification", ["Seer", "SeerVerify"]),
-        suite("Store", ["Seer"]),
+        suite("Verification", ["Seer", "SeerCodegen"]),
+        suite("Store", ["Seer", "SeerCodegen"]),
     ]
 )

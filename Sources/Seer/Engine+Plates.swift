@@ -1,17 +1,5 @@
 import SeerPlate
 
-@_exported import SeerPlateText
-@_exported import struct SeerPlate.PlateReading
-@_exported import struct SeerPlate.PlateCharacter
-@_exported import struct SeerPlate.PlateCandidate
-@_exported import struct SeerPlate.PlateGrammar
-@_exported import struct SeerPlate.PlateFormat
-@_exported import struct SeerPlate.PlateNormalization
-@_exported import struct SeerPlate.PlateError
-@_exported import class SeerPlate.PlateReader
-@_exported import struct SeerPlate.PlateEvidence
-@_exported import struct SeerPlate.PlateFinding
-
 extension Engine {
     /// The engine's plate reader, made on first use with ``Configuration/plates`` and
     /// ``Configuration/tessdata`` (it starts one Tesseract engine; more are started as workers need them).

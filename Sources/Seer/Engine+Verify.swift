@@ -1,6 +1,5 @@
-@_exported import SeerCodegen
-@_exported import SeerStore
-@_exported import SeerVerify
+import SeerStore
+import SeerVerify
 
 /// A code read from a photo, as verification takes it.
 public struct CodeReading: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Seer
+import SeerCodegen
 
 struct Registry: ParsableCommand {
     static let configuration = CommandConfiguration(

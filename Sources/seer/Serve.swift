@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Seer
+import SeerCodegen
 import SeerServer
 import Synchronization
 

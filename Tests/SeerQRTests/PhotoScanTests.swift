@@ -1,5 +1,6 @@
 import Foundation
 import Seer
+import SeerCodegen
 import SeerQR
 import Testing
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import Seer
+import SeerCodegen
 import SeerTestSupport
 import Synchronization
 import Testing

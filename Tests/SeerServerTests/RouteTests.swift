@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Seer
+import SeerCodegen
 import SeerTestSupport
 import Testing
 

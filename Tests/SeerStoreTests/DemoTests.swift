@@ -1,5 +1,6 @@
 import Foundation
 import Seer
+import SeerCodegen
 import Testing
 
 /// The demo registry and codes give the answers `codes.json` promises, through the engine and a real database.

@@ -1,6 +1,7 @@
 import Foundation
 import SeerTestSupport
 import Seer
+import SeerCodegen
 import Testing
 
 /// Codes and plates read from photos, answered through the engine and a real SQLite file.

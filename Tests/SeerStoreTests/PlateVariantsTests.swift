@@ -1,5 +1,6 @@
 import Foundation
 import Seer
+import SeerCodegen
 import Testing
 
 /// The grammar-backed plate variants, alone and through resolution against a real SQLite file.

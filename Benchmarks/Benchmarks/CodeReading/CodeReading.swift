@@ -1,6 +1,5 @@
 import Benchmark
 import Seer
-import SeerQR
 
 /// Reading codes from committed fixtures (TestImages/, made by the repository's generators) through the
 /// `Engine`: a QR code in a textured photo, an EAN-13 barcode, and a photo with no code, where the

@@ -2,7 +2,7 @@ import Benchmark
 #if canImport(Glibc)
 import Glibc
 #endif
-import SeerImage
+import Seer
 
 /// Photos to decode: a 12-megapixel JPEG as a phone writes it and a large PNG, made by
 /// `Benchmarks/make-photos.sh` into `SEER_BENCH_DIR` (default /tmp/seer-bench). Their benchmarks

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Seer
+import SeerCodegen
 
 /// The SQLite store (a temporary database file, real SQLite through GRDB): a batch of signed codes
 /// verified and saved, as `seer verify --batch` and the phone app's batch mode do, and searches of a

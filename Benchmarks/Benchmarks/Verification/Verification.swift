@@ -1,6 +1,6 @@
 import Benchmark
 import Seer
-import SeerVerify
+import SeerCodegen
 
 /// Verification without a database: the pure `Verifier` over an `InMemoryRegistry`, as a service that
 /// embeds the registry would run it. Payload parsing, signature checks (Ed25519, ES256), registry and

@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+import SeerImage
+import SeerPlateText
+import SeerVerify
 
 /// The demo registry and demo codes: signed, tampered, cloned and unknown product codes and charger
 /// codes, all derived from fixed demo keys so the example registry and the images agree.
