@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SeerImage", targets: ["SeerImage"]),
         .library(name: "SeerVerify", targets: ["SeerVerify"]),
         .library(name: "SeerStore", targets: ["SeerStore"]),
+        .library(name: "SeerPostgres", targets: ["SeerPostgres"]),
         .library(name: "SeerServer", targets: ["SeerServer"]),
         .library(name: "SeerCodegen", targets: ["SeerCodegen"]),
         .library(name: "SeerQR", targets: ["SeerQR"]),
@@ -74,13 +75,19 @@ let package = Package(
             name: "SeerVerify",
             dependencies: ["SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
-        // The store: one SQLite file through GRDB (embedded), or a shared PostgreSQL through postgres-nio.
+        // The store, written once over SQL: one SQLite file through GRDB (embedded).
         .target(
             name: "SeerStore",
             dependencies: [
                 "SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings),
+        // The same store on a shared PostgreSQL database, through postgres-nio (and its TLS stack):
+        // only what links it builds it.
+        .target(
+            name: "SeerPostgres",
+            dependencies: ["SeerStore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // QR Code encoder for demo and test codes.
         .target(
@@ -118,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "seer",
             dependencies: [
-                "Seer", "SeerImage", "SeerBench", "CSeerShims",
+                "Seer", "SeerPostgres", "SeerImage", "SeerBench", "CSeerShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "SeerServer",
@@ -156,7 +163,7 @@ let package = Package(
         // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
         .executableTarget(
             name: "pg-bench",
-            dependencies: ["Seer"],
+            dependencies: ["Seer", "SeerPostgres"],
             path: "Benchmarks/pg",
             exclude: ["run.sh", "prefix-search.sh"],
             swiftSettings: swiftSettings),
@@ -171,7 +178,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerStoreTests",
-            dependencies: ["SeerStore", "SeerVerify", "Seer", "SeerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SeerStore", "SeerPostgres", "SeerVerify", "Seer", "SeerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCodegenTests",

@@ -4,6 +4,7 @@
 //   pg-bench search --db URL [--repeats R]  history search latency over what is there; one JSON object
 import Foundation
 import Seer
+import SeerPostgres
 
 func option(_ name: String, _ arguments: [String]) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
