@@ -23,6 +23,19 @@ import Testing
         }
     }
 
+    /// What the fixtures saved reads, searches and counts, and the next scan gets the next id.
+    static func readsWhatWasSaved(_ store: some SeerStore & APIKeyStorage) throws {
+        #expect(try store.history(HistoryQuery(search: "old", limit: 100)).scans.count == 40)
+        #expect(try store.statistics(HistoryQuery()).total == 40)
+        #expect(try store.scan(id: 3)?.reports.map(\.reason) == ["fake"])
+        #expect(try store.recentSearches(limit: 5) == ["old"])
+        #expect(try store.apiKeys().map(\.id) == ["0a0b0c0d"])
+        let saved = try store.verify(
+            [ScanInput(payload: "https://example.com/new", sourceFile: "a.jpg")], context: ScanContext(time: 1_800_001_000), mode: .single,
+            verifier: Verifier(), save: true)
+        #expect(saved.first?.scanID == 41)
+    }
+
     @Test func aFileMadeByTheEarlierStepsOpensAsItIsAndReads() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seer-schema-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -39,15 +52,7 @@ import Testing
             ])
         #expect(try Self.schema(old) == before, "opening migrates nothing")
         // What the earlier version saved reads, searches and counts.
-        #expect(try store.history(HistoryQuery(search: "old", limit: 100)).scans.count == 40)
-        #expect(try store.statistics(HistoryQuery()).total == 40)
-        #expect(try store.scan(id: 3)?.reports.map(\.reason) == ["fake"])
-        #expect(try store.recentSearches(limit: 5) == ["old"])
-        #expect(try store.apiKeys().map(\.id) == ["0a0b0c0d"])
-        let saved = try store.verify(
-            [ScanInput(payload: "https://example.com/new", sourceFile: "a.jpg")], context: ScanContext(time: 1_800_001_000), mode: .single,
-            verifier: Verifier(), save: true)
-        #expect(saved.first?.scanID == 41)
+        try Self.readsWhatWasSaved(store)
         #expect(try store.history(HistoryQuery(search: "new")).scans.map(\.id) == [41])
         try store.checkSearchIndex()
 
@@ -85,15 +90,7 @@ import Testing
         defer { store.close() }
         let before = try Self.schema(store)
         #expect(try store.appliedMigrations() == ["v1-registry", "v2-history", "v3-inbox", "v4-statistics", "v5-reports", "v6-batches", "v7-apikeys"])
-        #expect(try store.history(HistoryQuery(search: "old", limit: 100)).scans.count == 40)
-        #expect(try store.statistics(HistoryQuery()).total == 40)
-        #expect(try store.scan(id: 3)?.reports.map(\.reason) == ["fake"])
-        #expect(try store.recentSearches(limit: 5) == ["old"])
-        #expect(try store.apiKeys().map(\.id) == ["0a0b0c0d"])
-        let saved = try store.verify(
-            [ScanInput(payload: "https://example.com/new", sourceFile: "a.jpg")], context: ScanContext(time: 1_800_001_000), mode: .single,
-            verifier: Verifier(), save: true)
-        #expect(saved.first?.scanID == 41)
+        try Self.readsWhatWasSaved(store)
         #expect(try store.suggestions(prefix: "ol", limit: 3).first?.hasPrefix("old") == true)
 
         // A database made now has the schema the earlier steps made, column for column.
