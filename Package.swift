@@ -15,6 +15,8 @@ let package = Package(
     products: [
         // The engine: decoding, codes, plates, verification and the SQLite store (`import Seer`).
         .library(name: "Seer", targets: ["Seer"]),
+        // The same store on a shared PostgreSQL database: only a package that imports it builds postgres-nio.
+        .library(name: "SeerPostgres", targets: ["SeerPostgres"]),
         // The HTTP service, for a process that serves the engine itself.
         .library(name: "SeerServer", targets: ["SeerServer"]),
         // Demo registries and codes, and the QR Code encoder that draws them (tests, demos).
@@ -70,13 +72,19 @@ let package = Package(
             name: "SeerVerify",
             dependencies: ["SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
-        // The store: one SQLite file through GRDB (embedded), or a shared PostgreSQL through postgres-nio.
+        // The store, written once over SQL: one SQLite file through GRDB (embedded).
         .target(
             name: "SeerStore",
             dependencies: [
                 "SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings),
+        // The same store on a shared PostgreSQL database, through postgres-nio (and its TLS stack):
+        // only what links it builds it.
+        .target(
+            name: "SeerPostgres",
+            dependencies: ["SeerStore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // The QR Code encoder, and the demo registry and codes drawn with it (`seer registry demo`,
         // `seer serve --demo`, tests).
@@ -115,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "seer",
             dependencies: [
-                "Seer", "SeerImage", "SeerBench", "SeerCodegen", "CSeerShims",
+                "Seer", "SeerPostgres", "SeerImage", "SeerBench", "SeerCodegen", "CSeerShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "SeerServer",
@@ -153,7 +161,7 @@ let package = Package(
         // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
         .executableTarget(
             name: "pg-bench",
-            dependencies: ["Seer", "SeerCodegen"],
+            dependencies: ["Seer", "SeerPostgres", "SeerCodegen"],
             path: "Benchmarks/pg",
             exclude: ["run.sh", "prefix-search.sh"],
             swiftSettings: swiftSettings),
@@ -168,7 +176,11 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerStoreTests",
-            dependencies: ["SeerStore", "SeerVerify", "Seer", "SeerCodegen", "SeerTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SeerStore", "SeerPostgres", "SeerVerify", "Seer", "SeerCodegen", "SeerTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerCodegenTests",

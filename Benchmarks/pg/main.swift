@@ -5,6 +5,7 @@
 import Foundation
 import Seer
 import SeerCodegen
+import SeerPostgres
 
 func option(_ name: String, _ arguments: [String]) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }

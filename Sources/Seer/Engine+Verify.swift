@@ -22,29 +22,25 @@ extension Engine {
         try SQLiteStore(path: path ?? defaultStorePath())
     }
 
-    /// Connects to the PostgreSQL database at `url` and migrates it.
-    func openPostgres(url: String) throws -> PostgresStore {
-        let store = try PostgresStore(url: url, logger: logger)
-        logger.debug("store opened", metadata: ["postgres": "\(store.location)"])
-        return store
-    }
-
     /// The engine's store (``Configuration/store``), opened on first use and kept.
-    /// - Throws: ``StoreError`` when it cannot be opened.
+    /// - Throws: ``StoreError`` when it cannot be opened (`unsupportedStore` for a PostgreSQL URL
+    ///   given as a file's path: PostgreSQL is opened by module `SeerPostgres`).
     public func store() throws -> any SeerStore {
         try opened.withLock { store in
             if let store { return store }
             let made: any SeerStore
             switch configuration.store {
-            case .sqlite(let path?) where PostgresLocation.isURL(path):
-                made = try openPostgres(url: path)
-            case .postgres(let url):
-                made = try openPostgres(url: url)
+            case .sqlite(let path?) where isPostgresURL(path):
+                throw StoreError(
+                    code: "unsupportedStore",
+                    message: "The database is a PostgreSQL URL, and this program was built without PostgreSQL: "
+                        + "link module SeerPostgres and open it with StoreLocation.named(_:schemes: [.postgres]) or .opened(.postgres(url:)).")
             case .sqlite(let path):
                 let store = try openStore(path: path)
                 logger.debug("store opened", metadata: ["path": "\(store.path)", "readOnly": "\(store.isReadOnly)"])
                 if store.isReadOnly { logger.warning("the database is read-only: scans are not saved", metadata: ["path": "\(store.path)"]) }
                 made = store
+            case .opened(let opener): made = try opener(logger: logger)
             case .provided(let given): made = given
             }
             store = made

@@ -72,20 +72,21 @@ public final class Engine: Sendable {
 
     /// Where an engine's store is.
     public enum StoreLocation: Sendable {
-        /// A SQLite file; nil for ``defaultStorePath(environment:)``. A `postgres://` URL given here
-        /// (as `--db` takes either) is a ``postgres(url:)`` location.
+        /// A SQLite file; nil for ``defaultStorePath(environment:)``.
         case sqlite(path: String? = nil)
-        /// A PostgreSQL database shared by any number of processes: `postgres://user@host:port/database`
-        /// (see ``PostgresLocation``).
-        case postgres(url: String)
+        /// A store another module opens when the engine first needs it: a PostgreSQL database
+        /// shared by any number of processes is `.opened(.postgres(url:))` with module `SeerPostgres`.
+        case opened(StoreOpener)
         /// A store the caller made (another implementation of ``SeerStore``, or one shared between engines).
         case provided(any SeerStore)
 
-        /// The location `--db` (or `SEER_DB`) names: a `postgres://` URL, else a SQLite file's path
-        /// (nil for the default file).
-        public static func named(_ text: String?) -> StoreLocation {
+        /// The location `--db` (or `SEER_DB`) names: a URL one of `schemes` takes (with `SeerPostgres`,
+        /// `[.postgres]` takes `postgres://` URLs), else a SQLite file's path (nil for the default file).
+        /// A `postgres://` URL no scheme takes is refused when the store is opened.
+        public static func named(_ text: String?, schemes: [StoreScheme] = []) -> StoreLocation {
             guard let text, !text.isEmpty else { return .sqlite() }
-            return PostgresLocation.isURL(text) ? .postgres(url: text) : .sqlite(path: text)
+            if let scheme = schemes.first(where: { $0.accepts(text) }) { return .opened(scheme.opener(text)) }
+            return .sqlite(path: text)
         }
     }
 

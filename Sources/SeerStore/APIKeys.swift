@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import SeerVerify
 import Synchronization
 
@@ -42,7 +41,7 @@ public struct APIKeyInfo: Codable, Sendable, Equatable {
 
 /// Where API keys are kept: table `apiKey` of the store (schema step `v7-apikeys`), beside the
 /// registry and history, so every process on one database (each `seer serve` replica) knows the
-/// same keys. ``SQLiteStore`` and ``PostgresStore`` keep them; ``APIKeyStore`` makes, checks and
+/// same keys. ``SQLiteStore`` and `PostgresStore` (module `SeerPostgres`) keep them; ``APIKeyStore`` makes, checks and
 /// remembers keys over either.
 ///
 /// The store sees only a key's SHA-256 (lower-case hex), never the key.
@@ -65,46 +64,54 @@ public protocol APIKeyStorage: Sendable {
     func bindAPIKey(id: String, recipient: String) throws
 }
 
-/// The key table's SQL, the same on both stores.
-enum APIKeyTable {
-    static let columns = "id, role, name, recipient, createdAt, revokedAt"
-
-    static func insert<SQL: SQLAccess>(_ info: APIKeyInfo, hash: String, db: SQL) throws {
-        try db.execute(
-            "INSERT INTO apiKey (id, hash, role, name, recipient, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
-            [info.id.sqlValue, hash.sqlValue, info.role.rawValue.sqlValue, info.name.sqlValue, info.recipient.sqlValue, info.createdAt.sqlValue])
-    }
-
-    static func find<SQL: SQLAccess>(hash: String, db: SQL) throws -> APIKeyInfo? {
-        try db.row("SELECT \(columns) FROM apiKey WHERE hash = ? AND revokedAt IS NULL", [hash.sqlValue]).map(info)
-    }
-
-    static func all<SQL: SQLAccess>(db: SQL) throws -> [APIKeyInfo] {
-        try db.rows("SELECT \(columns) FROM apiKey ORDER BY createdAt, id", []).map(info)
-    }
-
-    static func revoke<SQL: SQLAccess>(id: String, at time: Double, db: SQL) throws -> APIKeyInfo {
-        try db.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", [time.sqlValue, id.sqlValue])
-        guard let row = try db.row("SELECT \(columns) FROM apiKey WHERE id = ?", [id.sqlValue]) else {
-            throw StoreError(code: "notFound", message: "There is no key \(id).")
-        }
-        return try info(row)
-    }
-
-    static func bind<SQL: SQLAccess>(id: String, recipient: String, db: SQL) throws {
-        try db.execute("UPDATE apiKey SET recipient = ? WHERE id = ? AND recipient IS NULL", [recipient.sqlValue, id.sqlValue])
-    }
-
+extension APIKeyInfo {
     /// A record from its row (a role Seer does not know reads as `device`, the narrowest).
-    static func info(_ row: Row) throws -> APIKeyInfo {
-        guard let id = try? row.decode(String.self, forColumn: "id") else {
-            throw StoreError(code: "damagedRow", message: "A key in the database is damaged: it has no id.")
+    init(row: SQLRow) throws {
+        guard let id = row.get("id", as: String.self) else {
+            throw StoreError.damaged("A key in the database is damaged: it has no id.")
         }
-        return APIKeyInfo(
-            id: id, role: (try? row.decode(String.self, forColumn: "role")).flatMap(Role.init(rawValue:)) ?? .device,
-            name: try? row.decode(String?.self, forColumn: "name"), recipient: try? row.decode(String?.self, forColumn: "recipient"),
-            createdAt: (try? row.decode(Double.self, forColumn: "createdAt")) ?? 0,
-            revokedAt: try? row.decode(Double?.self, forColumn: "revokedAt"))
+        self.init(
+            id: id, role: row.get("role", as: String.self).flatMap(Role.init(rawValue:)) ?? .device, name: row.get("name"),
+            recipient: row.get("recipient"), createdAt: row.get("createdAt") ?? 0, revokedAt: row.get("revokedAt"))
+    }
+}
+
+/// The key table's SQL, the same on both databases.
+extension SQLStore: APIKeyStorage {
+    static var keyColumns: String { "id, role, name, recipient, createdAt, revokedAt" }
+
+    public func insertAPIKey(_ info: APIKeyInfo, hash: String) throws {
+        try write("Saving the key") { db in
+            try db.execute(
+                "INSERT INTO apiKey (id, hash, role, name, recipient, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(info.id), .text(hash), .text(info.role.rawValue), info.name.sqlValue, info.recipient.sqlValue, .real(info.createdAt)])
+        }
+    }
+
+    public func apiKey(hash: String) throws -> APIKeyInfo? {
+        try read("Checking the key") { db in
+            try db.row("SELECT \(Self.keyColumns) FROM apiKey WHERE hash = ? AND revokedAt IS NULL", [.text(hash)]).map(APIKeyInfo.init(row:))
+        }
+    }
+
+    public func apiKeys() throws -> [APIKeyInfo] {
+        try read("Listing the keys") { db in try db.rows("SELECT \(Self.keyColumns) FROM apiKey ORDER BY createdAt, id", []).map(APIKeyInfo.init(row:)) }
+    }
+
+    public func revokeAPIKey(id: String, at time: Double) throws -> APIKeyInfo {
+        try write("Revoking the key") { db in
+            try db.execute("UPDATE apiKey SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", [.real(time), .text(id)])
+            guard let row = try db.row("SELECT \(Self.keyColumns) FROM apiKey WHERE id = ?", [.text(id)]) else {
+                throw StoreError(code: "notFound", message: "There is no key \(id).")
+            }
+            return try APIKeyInfo(row: row)
+        }
+    }
+
+    public func bindAPIKey(id: String, recipient: String) throws {
+        try write("Binding the key") { db in
+            try db.execute("UPDATE apiKey SET recipient = ? WHERE id = ? AND recipient IS NULL", [.text(recipient), .text(id)])
+        }
     }
 }
 
@@ -121,7 +128,7 @@ public final class APIKeyStore: Sendable {
     public static let cacheSeconds = 1.0
     let cache = Mutex<[String: (info: APIKeyInfo, until: ContinuousClock.Instant)]>([:])
 
-    /// Keys kept in `storage` (an open ``SQLiteStore`` or ``PostgresStore``).
+    /// Keys kept in `storage` (an open ``SQLiteStore`` or `PostgresStore` (module `SeerPostgres`)).
     public init(storage: any APIKeyStorage) {
         self.storage = storage
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SeerVerify
 
 /// How a scan was made.
@@ -11,10 +10,7 @@ public enum ScanMode: String, Sendable, Codable, CaseIterable {
 }
 
 /// One scan in the history, with every field. JSON keys are the field names.
-public struct ScanRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    /// The table.
-    public static let databaseTableName = "scan"
-
+public struct ScanRecord: Codable, Sendable, Equatable {
     /// Row id, set when saved.
     public var id: Int64?
     /// When, seconds since 1970 (UTC).
@@ -88,8 +84,14 @@ public struct ScanRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         self.batchID = batchID
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+    /// The values of ``Schema/scanColumns``, in order.
+    var values: [SQLValue] {
+        [
+            id.sqlValue, .real(time), device.sqlValue, .text(mode.rawValue), sourceFile.sqlValue, symbology.sqlValue, .text(payload),
+            format?.rawValue.sqlValue ?? .null, gtin.sqlValue, serial.sqlValue, lot.sqlValue, expiry.sqlValue, productName.sqlValue,
+            brand.sqlValue, category.sqlValue, .text(verdict.rawValue), .text(reasonsJSON), notes.sqlValue, latitude.sqlValue,
+            longitude.sqlValue, country.sqlValue, batchID.sqlValue,
+        ]
     }
 
     /// The reasons as the `reasons` column holds them: a JSON list of their names. (A reason's name is
@@ -101,27 +103,25 @@ public struct ScanRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     /// Reads a saved scan, checking every column: a row that holds what no scan can (a verdict,
     /// mode, format or reason Seer does not know, a time that is no number, a missing payload) is a
     /// ``StoreError`` `damagedRow` naming the scan and the column, never a crash.
-    public init(row: Row) throws {
-        let id: Int64? = try? row.decode(Int64?.self, forColumn: "id")
+    public init(row: SQLRow) throws {
+        let id = row.get("id", as: Int64.self)
         func damaged(_ column: String, _ what: String) -> StoreError {
             StoreError(
                 code: "damagedRow",
                 message: "Scan #\(id.map(String.init) ?? "?") in the database is damaged: its \(column) \(what).")
         }
         func text(_ column: String) throws -> String? {
-            let value: DatabaseValue = row[column]
-            switch value.storage {
+            switch row[column] {
             case .null: return nil
-            case .string(let s): return s
+            case .text(let s): return s
             default: throw damaged(column, "is not text")
             }
         }
         func number(_ column: String) throws -> Double? {
-            let value: DatabaseValue = row[column]
-            switch value.storage {
+            switch row[column] {
             case .null: return nil
-            case .double(let d) where d.isFinite: return d
-            case .int64(let i): return Double(i)
+            case .real(let d) where d.isFinite: return d
+            case .integer(let i): return Double(i)
             default: throw damaged(column, "is not a number")
             }
         }
@@ -167,9 +167,7 @@ public struct ScanRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
 }
 
 /// A counterfeit report a user made on a scan ("this product is fake").
-public struct CounterfeitReport: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    /// The table.
-    public static let databaseTableName = "report"
+public struct CounterfeitReport: Codable, Sendable, Equatable {
     /// Row id, set when saved.
     public var id: Int64?
     /// The scan reported.
@@ -184,10 +182,6 @@ public struct CounterfeitReport: Codable, Sendable, Equatable, FetchableRecord, 
         self.scan = scan
         self.reason = reason
         self.reportedAt = reportedAt
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }
 
@@ -222,9 +216,7 @@ public struct ScanDetails: Codable, Sendable, Equatable {
 }
 
 /// A message in a plate owner's inbox.
-public struct InboxMessage: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    /// The table.
-    public static let databaseTableName = "inbox"
+public struct InboxMessage: Codable, Sendable, Equatable {
     /// Row id.
     public var id: Int64?
     /// The recipient's opaque id.
@@ -235,10 +227,6 @@ public struct InboxMessage: Codable, Sendable, Equatable, FetchableRecord, Mutab
     public var preset: String?
     /// When, seconds since 1970.
     public var sentAt: Double
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
 /// Which scans a history query returns.

@@ -4,11 +4,42 @@ import SeerVerify
 
 /// Validates registry files and writes them inside the caller's transaction; the first error aborts it.
 struct RegistryImporter {
-    let db: any SQLAccess
+    let db: any SQLConnection
     let files: [(name: String, file: RegistryFile)]
 
     func fail(_ file: String, _ record: String, _ field: String?, _ message: String) -> ImportError {
         ImportError(file: file, record: record, field: field, message: message)
+    }
+
+    /// Decodes one registry file strictly: unknown keys anywhere and values of the wrong type are
+    /// ``ImportError``s naming the file, the record and the field.
+    static func decode(name: String, data: Data) throws -> RegistryFile {
+        try RegistrySchema.check(name: name, data: data)
+        do {
+            return try JSONDecoder().decode(RegistryFile.self, from: data)
+        } catch let error as DecodingError {
+            let (path, message): ([CodingKey], String)
+            switch error {
+            case .typeMismatch(let type, let context): (path, message) = (context.codingPath, "expected \(type): \(context.debugDescription)")
+            case .valueNotFound(_, let context): (path, message) = (context.codingPath, "missing value")
+            case .keyNotFound(let key, let context): (path, message) = (context.codingPath + [key], "missing field")
+            case .dataCorrupted(let context):
+                (path, message) = (context.codingPath, context.codingPath.isEmpty ? "not valid JSON" : context.debugDescription)
+            @unknown default: (path, message) = ([], "\(error)")
+            }
+            var record: String?
+            var field: String?
+            if path.count >= 2, let index = path[1].intValue {
+                record = "\(path[0].stringValue)[\(index)]"
+                let rest = path.dropFirst(2).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                if !rest.isEmpty { field = rest.joined(separator: ".").replacingOccurrences(of: ".[", with: "[") }
+            } else if let first = path.first {
+                record = first.stringValue
+            }
+            throw ImportError(file: name, record: record, field: field, message: message)
+        } catch {
+            throw ImportError(file: name, record: nil, field: nil, message: "not valid JSON: \(error)")
+        }
     }
 
     /// Imports every file in named stages; the first error aborts the caller's transaction.
@@ -81,7 +112,7 @@ struct RegistryImporter {
                     }
                     kids[key.kid] = brand.id
                     if let problem = Self.checkPublicKey(key) { throw fail(name, record, field + ".publicKey", problem) }
-                    if let owner = try db.row("SELECT brand FROM brandKey WHERE kid = ?", [key.kid.sqlValue]).flatMap({ try? $0.decode(String.self, forColumn: "brand") }),
+                    if let owner = try db.row("SELECT brand FROM brandKey WHERE kid = ?", [key.kid.sqlValue]).flatMap({ $0.get("brand", as: String.self) }),
                         owner != brand.id
                     {
                         throw fail(name, record, field + ".kid", "key id \(key.kid) already belongs to brand \(owner)")

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SeerVerify
 
 /// One payload to verify, with where it came from.
@@ -22,7 +23,7 @@ public struct ScanInput: Sendable, Equatable {
 }
 
 /// The store Seer keeps registry and history in. ``SQLiteStore`` is the embedded implementation;
-/// ``PostgresStore`` the shared one, for several processes or machines on one database.
+/// `PostgresStore` (module `SeerPostgres`) the shared one, for several processes or machines on one database.
 ///
 /// Every method reports failure as a ``StoreError`` (or an ``ImportError`` for a refused import),
 /// whatever the database holds: a damaged row is an error naming the row, never a crash.
@@ -133,4 +134,45 @@ public func defaultStorePath(environment: [String: String] = ProcessInfo.process
     if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/seer/seer.sqlite" }
     let home = environment["HOME"] ?? NSHomeDirectory()
     return home + "/.local/share/seer/seer.sqlite"
+}
+
+/// Whether `text` is a PostgreSQL URL (`postgres://…` or `postgresql://…`) rather than a SQLite
+/// file's path.
+public func isPostgresURL(_ text: String) -> Bool {
+    let lower = text.lowercased()
+    return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+}
+
+/// Opens a store of a kind this module does not link, when it is first needed: a PostgreSQL
+/// database (`StoreOpener.postgres(url:)`, module `SeerPostgres`), or any other ``SeerStore``.
+public struct StoreOpener: Sendable, CustomStringConvertible {
+    /// The store, for messages (never a password).
+    public let description: String
+    let open: @Sendable (Logger) throws -> any SeerStore
+
+    /// An opener; `open` connects (and migrates) with the engine's logger.
+    public init(_ description: String, open: @escaping @Sendable (Logger) throws -> any SeerStore) {
+        self.description = description
+        self.open = open
+    }
+
+    /// Opens the store.
+    public func callAsFunction(logger: Logger) throws -> any SeerStore {
+        try open(logger)
+    }
+}
+
+/// A kind of store named by a URL, as `--db` and `SEER_DB` take one: which texts it takes, and the
+/// opener for one (`StoreScheme.postgres`, module `SeerPostgres`).
+public struct StoreScheme: Sendable {
+    /// Whether the text names a store of this kind.
+    public let accepts: @Sendable (String) -> Bool
+    /// The opener of the store a text names.
+    public let opener: @Sendable (String) -> StoreOpener
+
+    /// A scheme.
+    public init(accepts: @escaping @Sendable (String) -> Bool, opener: @escaping @Sendable (String) -> StoreOpener) {
+        self.accepts = accepts
+        self.opener = opener
+    }
 }

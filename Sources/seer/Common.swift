@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Seer
+import SeerPostgres
 import Synchronization
 
 #if canImport(Glibc)
@@ -70,7 +71,7 @@ enum EngineFactory {
     static func make(db: String? = nil, _ configure: (inout Engine.Configuration) -> Void = { _ in }) -> Engine {
         var configuration = Engine.Configuration()
         if let prefix = ProcessInfo.processInfo.environment["TESSDATA_PREFIX"], !prefix.isEmpty { configuration.tessdata = prefix }
-        configuration.store = .named(db ?? ProcessInfo.processInfo.environment["SEER_DB"])
+        configuration.store = .named(db ?? ProcessInfo.processInfo.environment["SEER_DB"], schemes: [.postgres])
         configuration.logger = Logger(label: "seer")
         configure(&configuration)
         return Engine(configuration: configuration)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Seer
+import SeerPostgres
 
 /// `seer db`: the store's schema, and moving a history from a SQLite file to PostgreSQL.
 struct DatabaseCommand: ParsableCommand {

@@ -1,15 +1,15 @@
 import Foundation
-import GRDB
+@testable import SeerPostgres
 @testable import SeerStore
 import Synchronization
 import Testing
 
 extension TemporaryStore {
     /// Rows read straight from the database (what is really kept).
-    func rawRows(_ sql: String) throws -> [Row] {
+    func rawRows(_ sql: String) throws -> [SQLRow] {
         switch kind {
-        case .sqlite: try DatabaseQueue(path: sqlite.path).read { db in try Row.fetchAll(db, sql: sql) }
-        case .postgres: try (store as! PostgresStore).connections.with { session in try session.rows(sql, []) }
+        case .sqlite: try sqlite.backend.read { db in try db.rows(sql, []) }
+        case .postgres: try (store as! PostgresStore).backend.read { session in try session.rows(sql, []) }
         }
     }
 
@@ -34,11 +34,11 @@ extension TemporaryStore {
         // The table holds the key's SHA-256 and never the key.
         let rows = try temporary.rawRows("SELECT id, hash, role, name, recipient, createdAt, revokedAt FROM apiKey")
         #expect(rows.count == 1)
-        let hash: String = try #require(rows.first?["hash"])
+        let hash: String = try #require(rows.first?.get("hash"))
         #expect(hash == APIKeyStore.hash(key) && hash.count == 64)
         // Lower-case hexadecimal SHA-256, as databases made by earlier versions hold it.
         #expect(APIKeyStore.hash("seer_abc") == "4bb28b4efa2cfc77b4b6a7d3f978edbea4466172011033727a465ac8cda2f19c")
-        let cells = rows.flatMap { row in row.databaseValues.map(\.description) }
+        let cells = rows.flatMap { row in row.values.map { "\($0)" } }
         #expect(!cells.contains { $0.contains(String(parts[2])) })
 
         #expect(try keys.authenticate(key) == info)

@@ -1,4 +1,5 @@
 import Foundation
+import SeerPostgres
 import SeerStore
 import SeerTestSupport
 import Synchronization

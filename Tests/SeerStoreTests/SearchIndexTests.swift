@@ -97,7 +97,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/old.sqlite"
         let queue = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(queue, upTo: "v7-apikeys")
+        try SQLiteDatabase.migrator.migrate(queue, upTo: "v7-apikeys")
         try queue.write { db in
             for index in 0..<40 {
                 try db.execute(

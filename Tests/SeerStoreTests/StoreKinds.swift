@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@testable import SeerPostgres
 @testable import SeerStore
 import Testing
 
@@ -96,7 +97,7 @@ final class TemporaryStore {
             let queue = try DatabaseQueue(path: sqlite.path)
             try queue.write { db in try db.execute(sql: sql) }
         case .postgres:
-            try (store as! PostgresStore).connections.with { session in try session.run(sql) }
+            try (store as! PostgresStore).backend.read { session in try session.run(sql) }
         }
     }
 

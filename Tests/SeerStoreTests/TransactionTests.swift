@@ -4,13 +4,13 @@ import GRDB
 import SeerVerify
 import Testing
 
-/// The SQLite store's write transactions (`SQLiteStore.immediateTransaction`): statements prepared
+/// The SQLite store's write transactions (`SQLiteDatabase.immediateTransaction`): statements prepared
 /// once per connection, committed when the body returns, rolled back when it throws.
 @Suite struct TransactionTests {
     struct Stop: Error {}
 
     func scans(_ store: SQLiteStore) throws -> Int {
-        try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scan") ?? -1 }
+        try store.backend.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scan") ?? -1 }
     }
 
     func save(_ payload: String, to store: SQLiteStore) throws -> [Verification] {
@@ -25,14 +25,14 @@ import Testing
         #expect(try save("https://example.com/first", to: store).first?.scanID != nil)
         #expect(try scans(store) == 1)
         #expect(throws: Stop.self) {
-            try store.writeRetrying { db -> Void in
+            try store.backend.writeRetrying { db -> Void in
                 try db.execute(sql: "DELETE FROM scan")
                 #expect(db.isInsideTransaction)
                 throw Stop()
             }
         }
         #expect(try scans(store) == 1, "the delete was rolled back")
-        let open = store.pool.writeWithoutTransaction { db in db.isInsideTransaction }
+        let open = store.backend.pool.writeWithoutTransaction { db in db.isInsideTransaction }
         #expect(!open, "no transaction left open")
         // The same prepared statements serve the next transactions.
         for index in 0..<3 { _ = try save("https://example.com/\(index)", to: store) }
@@ -44,7 +44,7 @@ import Testing
     @Test func aSaveIsOneTransactionWithItsResult() throws {
         let temporary = try TemporaryStore(.sqlite)
         let store = temporary.sqlite
-        let saved = try store.writeRetrying { db -> Int64 in
+        let saved = try store.backend.writeRetrying { db -> Int64 in
             try db.execute(sql: "UPDATE searchIndexState SET indexedThrough = indexedThrough")
             return 7
         }
@@ -52,6 +52,6 @@ import Testing
         let results = try save("https://example.com/item", to: store)
         #expect(results.count == 1)
         let id = try #require(results.first?.scanID)
-        #expect(try store.pool.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM scan") } == id)
+        #expect(try store.backend.pool.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM scan") } == id)
     }
 }

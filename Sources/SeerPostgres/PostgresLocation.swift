@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import SeerStore
 
 /// Where a PostgreSQL store is: a `postgres://` (or `postgresql://`) URL, as `--db` and `SEER_DB`
 /// take it.
@@ -32,8 +34,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `text` is a PostgreSQL URL rather than a SQLite file's path.
     public static func isURL(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+        isPostgresURL(text)
     }
 
     /// Parses a URL.
@@ -78,4 +79,22 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         components.password = "***"
         return components.string ?? "postgres://…"
     }
+}
+
+extension StoreOpener {
+    /// Connects to the PostgreSQL database at `url` (`postgres://user@host:port/database`) and
+    /// migrates it, when an engine first needs its store: `Engine.Configuration.store = .opened(.postgres(url: url))`.
+    public static func postgres(url: String) -> StoreOpener {
+        let name = (try? PostgresLocation(url: url))?.description ?? PostgresLocation.redact(url)
+        return StoreOpener(name) { logger in
+            let store = try PostgresStore(url: url, logger: logger)
+            logger.debug("store opened", metadata: ["postgres": "\(store.location)"])
+            return store
+        }
+    }
+}
+
+extension StoreScheme {
+    /// `postgres://` and `postgresql://` URLs: `StoreLocation.named(text, schemes: [.postgres])`.
+    public static let postgres = StoreScheme(accepts: { isPostgresURL($0) }, opener: { StoreOpener.postgres(url: $0) })
 }
