@@ -133,11 +133,20 @@ let package = Package(
         .target(
             name: "SeerServer",
             dependencies: [
-                "Seer", "SeerCodegen", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                "Seer", "SeerCodegen", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), "CSeerShims",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
-            resources: [.embedInCode("openapi.json")],
+            resources: [
+                .embedInCode("openapi.json"),
+                // The web app under /app/ (WebApp.swift serves it): plain files, no build step.
+                .embedInCode("WebApp/index.html"), .embedInCode("WebApp/app.css"), .embedInCode("WebApp/icon.svg"),
+                .embedInCode("WebApp/app.js"), .embedInCode("WebApp/api.js"), .embedInCode("WebApp/camera.js"),
+                .embedInCode("WebApp/charger.js"), .embedInCode("WebApp/dom.js"), .embedInCode("WebApp/history.js"),
+                .embedInCode("WebApp/plates.js"), .embedInCode("WebApp/scan.js"), .embedInCode("WebApp/settings.js"),
+                .embedInCode("WebApp/words.js"),
+            ],
             swiftSettings: swiftSettings),
         // Test helpers shared by the test targets: running the built `seer`, temporary folders.
         .target(

@@ -239,6 +239,7 @@ public final class SeerService: Sendable {
                 return try await handler(self, request, context)
             }
         }
+        WebApp.register(on: router)
         return router
     }
 

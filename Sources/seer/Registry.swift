@@ -6,8 +6,8 @@ import SeerCodegen
 struct Registry: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "registry",
-        abstract: "Import registry files; write the demo codes.",
-        subcommands: [RegistryImport.self, RegistryDemo.self, RegistryBench.self])
+        abstract: "Import registry files; write the demo codes, or any text as a QR Code.",
+        subcommands: [RegistryImport.self, RegistryDemo.self, RegistryQR.self, RegistryBench.self])
 }
 
 struct RegistryImport: ParsableCommand {

@@ -19,7 +19,7 @@ struct Serve: ParsableCommand {
         discussion: """
             Routes under /v1 need 'Authorization: Bearer <key>' (seer apikey create). --demo starts on a fresh \
             temporary database holding the demo registry and prints one key per role (device, user, admin) on \
-            standard output. Logs (one line per request; never a key, a body or an email) go to standard error \
+            standard output, then a link to the web app (/app/) that signs in with them. Logs (one line per request; never a key, a body or an email) go to standard error \
             (SEER_LOG=warning quietens them). SIGINT or SIGTERM stops it gracefully: requests in flight finish.
             """)
 
@@ -74,11 +74,18 @@ struct Serve: ParsableCommand {
             valueName: "ms"))
     var busyPoll = 1.0
 
-    @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role.")
+    @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role and a link to the web app.")
     var demo = false
+
+    @Option(name: .long, help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM; with --tls-key). Phones allow the web app's camera only over HTTPS.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .long, help: ArgumentHelp("The private key (PEM) of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
 
     func validate() throws {
         if demo && store.db != nil { throw ValidationError("--demo makes its own temporary database; leave out --db.") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
         if !(0...65535).contains(port) { throw ValidationError("--port runs from 0 to 65535.") }
         if workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if let queue, queue < 0 { throw ValidationError("--queue cannot be negative.") }
@@ -110,9 +117,10 @@ struct Serve: ParsableCommand {
             configuration.logger = logger
         }
         let keys: APIKeyStore
+        var demoKeys: [(role: String, key: String)] = []
         do {
             keys = try engine.apiKeys()
-            if demo { try Self.prepareDemo(engine: engine, keys: keys) }
+            if demo { demoKeys = try Self.prepareDemo(engine: engine, keys: keys) }
         } catch {
             Failures.exit(error, file: "", format: .text)
         }
@@ -128,11 +136,20 @@ struct Serve: ParsableCommand {
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
-        let (log, database, chosen, host, port) = (logger, storeName(db), configuration, host, port)
+        let (log, database, chosen, host, port, appKeys) = (logger, storeName(db), configuration, host, port, demoKeys)
         let pinned = service.recognition.cpus
         let cpus = pinned.isEmpty ? "any" : pinned.map(String.init).joined(separator: ",")
-        let app = service.application { channel in
+        let tlsFiles = tlsCert.map { TLSFiles(certificate: $0, key: tlsKey ?? "") }
+        let scheme = tlsFiles == nil ? "http" : "https"
+        let onRunning: SeerService.ServerRunning = { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)"
+            // The web app, signed in with the demo keys: they ride in the fragment, which a browser
+            // never sends, so they reach no request line and no log.
+            if !appKeys.isEmpty {
+                let bound = channel.localAddress?.ipAddress ?? host
+                let links = WebApp.links(host: bound, port: channel.localAddress?.port ?? port, keys: appKeys, secure: scheme == "https")
+                for link in links { Console.out("app \(link)") }
+            }
             log.info(
                 "listening",
                 metadata: [
@@ -140,15 +157,16 @@ struct Serve: ParsableCommand {
                     "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")", "loops": "\(loopsGiveWay ? "batch" : "normal")",
                     "cpus": "\(cpus)",
                     "polled": "\(service.busyPoll.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "none")",
+                    "scheme": "\(scheme)",
                 ])
-            Console.err("seer: listening on http://\(address)")
+            Console.err("seer: listening on \(scheme)://\(address)")
         }
         // The command line is synchronous: the service runs in a task and this thread waits for it.
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error)?>(nil)
         Task.detached {
             do {
-                try await app.runService()
+                try await service.run(tls: tlsFiles, onServerRunning: onRunning)
             } catch {
                 failure.withLock { $0 = error }
             }
@@ -164,7 +182,8 @@ struct Serve: ParsableCommand {
     }
 
     /// The demo registry and one key per role; the user key acts for the demo owner of `AB12 CDE`.
-    static func prepareDemo(engine: Engine, keys: APIKeyStore) throws {
+    /// - Returns: the device and user keys, for the web app's link.
+    static func prepareDemo(engine: Engine, keys: APIKeyStore) throws -> [(role: String, key: String)] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let files = try VerifyDemo.registryFiles().map { (name: $0.name, data: try encoder.encode($0.file)) }
@@ -178,6 +197,7 @@ struct Serve: ParsableCommand {
         Console.out("device \(device.key)")
         Console.out("user \(user.key)")
         Console.out("admin \(admin.key)")
+        return [("device", device.key), ("user", user.key)]
     }
 }
 

@@ -70,8 +70,15 @@ struct ProcessTests {
         defer { _ = server.stop() }
         let keys = String(decoding: server.output.fileHandleForReading.availableData, as: UTF8.self)
             .split(separator: "\n").map { $0.split(separator: " ") }
-        #expect(keys.map { String($0.first ?? "") } == ["device", "user", "admin"])
+        #expect(keys.map { String($0.first ?? "") } == ["device", "user", "admin", "app"])
         let user = String(keys.first { $0.first == "user" }?.last ?? "")
+        // The web app's link signs in with the device and user keys, in the fragment only.
+        let device = String(keys.first { $0.first == "device" }?.last ?? "")
+        let link = String(keys.first { $0.first == "app" }?.last ?? "")
+        #expect(link == "http://127.0.0.1:\(server.port)/app/#device=\(device)&user=\(user)")
+        let (app, page) = try server.request("GET", "/app/", key: nil)
+        #expect(app == 200)
+        #expect(page.contains("<script type=\"module\" src=\"app.js\"></script>"))
         let (status, body) = try server.request("GET", "/v1/chargers/100001", key: user)
         #expect(status == 200)
         #expect(body.contains("\"chargerID\":\"100001\""))
