@@ -6,13 +6,14 @@ final class PNGDecoder {
     private(set) var info = SeerPNGInfo()
 
     /// `data` must stay alive and unmoved until this decoder is gone. Decoding stops with `tooLarge`
-    /// after `timeLimit` seconds, when given.
-    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil) throws {
+    /// after `timeLimit` seconds, or `cpuLimit` seconds of this thread's CPU time, when given.
+    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil, cpuLimit: Double? = nil) throws {
         guard let handle = seer_png_create(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, 0, 0) else {
             throw ImageError(.outOfMemory, "could not allocate a PNG decoder")
         }
         self.handle = handle
         if let timeLimit { seer_png_set_deadline(handle, timeLimit) }
+        if let cpuLimit { seer_png_set_cpu_limit(handle, cpuLimit) }
     }
 
     deinit { seer_png_destroy(handle) }
