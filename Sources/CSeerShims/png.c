@@ -168,6 +168,34 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     return SEER_OK;
 }
 
+/* Expands one row of palette indices, read at row + indexOffset, to RGB(A) from the left: each
+   pixel's colour is written no further right than its own index, which is read first. An index
+   past the end of the palette is an error. */
+static int seer_png_expand_palette(SeerPNGDecoder *d, uint8_t *row, size_t indexOffset, png_uint_32 width) {
+    int channels = d->paletteChannels;
+    png_colorp palette = NULL;
+    int entries = 0;
+    png_get_PLTE(d->png, d->info, &palette, &entries);
+    png_bytep alpha = NULL;
+    int alphas = 0;
+    if (channels == 4) png_get_tRNS(d->png, d->info, &alpha, &alphas, NULL);
+    const uint8_t *index = row + indexOffset;
+    for (png_uint_32 x = 0; x < width; x++) {
+        int i = index[x];
+        if (i >= entries || !palette) {
+            snprintf(d->message, sizeof d->message, "a pixel uses palette index %d, the palette has %d entries", i, entries);
+            return SEER_ERR_CORRUPT;
+        }
+        uint8_t *o = row + (size_t)x * (size_t)channels;
+        png_color colour = palette[i];
+        o[0] = colour.red;
+        o[1] = colour.green;
+        o[2] = colour.blue;
+        if (channels == 4) o[3] = i < alphas && alpha ? alpha[i] : 255;
+    }
+    return SEER_OK;
+}
+
 int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
     if (!d || !d->headerRead || !buffer) return SEER_ERR_STATE;
     png_uint_32 height = png_get_image_height(d->png, d->info);
@@ -186,29 +214,9 @@ int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
     png_read_image(d->png, rows);
     free(rows);
     if (channels) {
-        png_colorp palette = NULL;
-        int entries = 0;
-        png_get_PLTE(d->png, d->info, &palette, &entries);
-        png_bytep alpha = NULL;
-        int alphas = 0;
-        if (channels == 4) png_get_tRNS(d->png, d->info, &alpha, &alphas, NULL);
         for (png_uint_32 y = 0; y < height; y++) {
-            uint8_t *row = buffer + (size_t)y * stride;
-            const uint8_t *index = row + indexOffset;
-            for (png_uint_32 x = 0; x < width; x++) {
-                int i = index[x];
-                if (i >= entries || !palette) {
-                    snprintf(d->message, sizeof d->message,
-                             "a pixel uses palette index %d, the palette has %d entries", i, entries);
-                    return SEER_ERR_CORRUPT;
-                }
-                uint8_t *o = row + (size_t)x * (size_t)channels;
-                png_color colour = palette[i];
-                o[0] = colour.red;
-                o[1] = colour.green;
-                o[2] = colour.blue;
-                if (channels == 4) o[3] = i < alphas && alpha ? alpha[i] : 255;
-            }
+            int status = seer_png_expand_palette(d, buffer + (size_t)y * stride, indexOffset, width);
+            if (status != SEER_OK) return status;
         }
     }
     /* Reading past the image data checks the remaining chunks' CRCs; their absence is harmless. */
@@ -223,4 +231,13 @@ const char *seer_png_message(const SeerPNGDecoder *d) { return d ? d->message : 
 
 void seer_png_set_cpu_limit(SeerPNGDecoder *d, double seconds) {
     if (d) d->cpuDeadline = seconds > 0 ? seer_png_thread_cpu() + seconds : 0;
+}
+
+int seer_png_read_row(SeerPNGDecoder *d, uint8_t *row) {
+    if (!d || !d->headerRead || !row) return SEER_ERR_STATE;
+    if (setjmp(png_jmpbuf(d->png))) return d->category ? d->category : SEER_ERR_CORRUPT;
+    png_uint_32 width = png_get_image_width(d->png, d->info);
+    size_t indexOffset = d->paletteChannels ? (size_t)(d->paletteChannels - 1) * width : 0;
+    png_read_row(d->png, row + indexOffset, NULL);
+    return d->paletteChannels ? seer_png_expand_palette(d, row, indexOffset, width) : SEER_OK;
 }

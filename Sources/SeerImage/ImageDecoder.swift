@@ -435,8 +435,9 @@ public enum ImageDecoder {
     /// images returned (grey; colour when `includeRGB`; a second copy of each while the
     /// orientation is applied) and the decoder's own full-size buffers: libjpeg's coefficients for
     /// a progressive JPEG (2 bytes each, up to three full-resolution components), libpng's rows
-    /// (up to RGBA) and the composited colour image, libheif's planes (up to 3 bytes a pixel) and
-    /// its interleaved RGBA, libwebp's RGBA output. Reductions (`scale`) are not counted.
+    /// (up to RGBA; grey from a PNG that is not interlaced needs only one row of them) and the
+    /// composited colour image, libheif's planes (up to 3 bytes a pixel) and its interleaved RGBA,
+    /// libwebp's RGBA output. Reductions (`scale`) are not counted.
     public static func estimatedMemory(_ info: ImageInfo, progressive: Bool = false, options: DecodeOptions) -> Int {
         let output = (1 + (options.includeRGB ? 3 : 0)) * (options.applyOrientation && info.orientation != .up ? 2 : 1)
         let working: Int

@@ -145,6 +145,9 @@ void seer_png_destroy(SeerPNGDecoder *decoder);
 int seer_png_read_header(SeerPNGDecoder *decoder, SeerPNGInfo *info);
 /* Reads the whole image (interlaced too) into `buffer`, rows `stride` bytes apart. */
 int seer_png_read_image(SeerPNGDecoder *decoder, uint8_t *buffer, size_t stride);
+/* Reads the next row (width × channels bytes) into `row`: for images that are not interlaced, once
+   per row, instead of seer_png_read_image. */
+int seer_png_read_row(SeerPNGDecoder *decoder, uint8_t *row);
 /* Stops decoding with SEER_ERR_TOO_LARGE once `seconds` from now have passed (0: no limit). Call
    before seer_png_read_header. */
 void seer_png_set_deadline(SeerPNGDecoder *decoder, double seconds);
