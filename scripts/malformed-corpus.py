@@ -21,9 +21,13 @@ Standard library only. Every file is deterministic (fixed seeds). Kinds:
               with ~1 000 / 1 201 / 20 001 near-empty scans, a 10 000×10 000 16-bit RGBA PNG of
               zeros, huge headers, a HEIC grid of 16 384×16 384 from one tile (--bombs adds the
               slow-to-write ones: the 20 001-scan JPEG and the 16-bit PNG)
+  bound-*     work and memory that must stay bounded, and valid files at the edges: HEIC grids
+              whose tiles do not cover their output, grid chains 8 to 64 deep, PNGs whose text
+              chunks inflate to 63 MB each, PNGs 1 000 001 pixels wide or tall, an animated WebP
+              canvas of 100 megapixels holding one 1×1 frame, frames whose ANMF size lies
 
-manifest.tsv lists each file with what it must give: `corrupt`, `tooLarge`, or `any` (a typed
-error or a valid image).
+manifest.tsv lists each file with what it must give: `corrupt`, `tooLarge`, `decodes` (a valid
+image), or `any` (a typed error or a valid image).
 """
 import os
 import random
@@ -518,6 +522,121 @@ def bombs(c, slow):
     c.add("bomb-heic-grid-16384.heic", write_heif(path, [tile], grid=(1, 1, 16384, 16384)), "tooLarge")
 
 
+def vp8l_solid(width, height, argb=(255, 40, 90, 160)):
+    """A lossless WebP bitstream (VP8L) of one colour: five one-symbol prefix codes, so each pixel
+    takes no bits and any size costs 13 bytes."""
+    value, count = 0, 0
+
+    def put(v, n):
+        nonlocal value, count
+        value |= v << count
+        count += n
+    put(0x2F, 8)
+    put(width - 1, 14)
+    put(height - 1, 14)
+    put(1, 1)  # alpha is used
+    put(0, 3)  # version
+    put(0, 1)  # no transform
+    put(0, 1)  # no colour cache
+    put(0, 1)  # no meta prefix codes
+    a, r, g, b = argb
+    for symbol in (g, r, b, a, 0):
+        put(1, 1)  # simple code
+        put(0, 1)  # one symbol
+        put(1, 1)  # of 8 bits
+        put(symbol, 8)
+    return value.to_bytes((count + 7) // 8, "little")
+
+
+def riff_chunk(kind, body):
+    return kind + struct.pack("<I", len(body)) + body + (b"\0" if len(body) & 1 else b"")
+
+
+def animated_webp(canvas, frames):
+    """An animated WebP: frames are (x, y, ANMF width, ANMF height, VP8L bitstream)."""
+    le24 = lambda v: struct.pack("<I", v)[:3]
+    body = b"WEBP" + riff_chunk(b"VP8X", bytes([0x12, 0, 0, 0]) + le24(canvas[0] - 1) + le24(canvas[1] - 1))
+    body += riff_chunk(b"ANIM", struct.pack("<IH", 0xFFFFFFFF, 0))
+    for x, y, w, h, bitstream in frames:
+        header = le24(x // 2) + le24(y // 2) + le24(w - 1) + le24(h - 1) + le24(100) + b"\x02"
+        body += riff_chunk(b"ANMF", header + riff_chunk(b"VP8L", bitstream))
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def heif_grid_chain(tile, depth):
+    """A HEIC whose primary image is a 1×1 grid of a 1×1 grid … (`depth` grids) of one HEVC tile."""
+    from heifmux import box, full_box
+    hvcc, w, h, coded = tile
+    ispe = full_box("ispe", 0, 0, struct.pack(">II", w, h))
+    properties = [hvcc, ispe]
+    items = [(1, b"hvc1", coded)] + [(i, b"grid", struct.pack(">BBBBHH", 0, 0, 0, 0, w, h)) for i in range(2, depth + 2)]
+    associations = {1: [(1, True), (2, False)]}
+    associations.update({i: [(2, False)] for i in range(2, depth + 2)})
+    refs = b"".join(box("dimg", struct.pack(">HHH", i, 1, i - 1)) for i in range(2, depth + 2))
+    primary = depth + 1
+    hdlr = full_box("hdlr", 0, 0, struct.pack(">I4s12s", 0, b"pict", b"\0" * 12) + b"\0")
+    pitm = full_box("pitm", 0, 0, struct.pack(">H", primary))
+    iinf = full_box("iinf", 0, 0, struct.pack(">H", len(items)) + b"".join(
+        full_box("infe", 2, 0, struct.pack(">HH4s", i, 0, t) + b"\0") for i, t, _ in items))
+    iref = full_box("iref", 0, 0, refs)
+    ipma = b""
+    for item in sorted(associations):
+        ipma += struct.pack(">HB", item, len(associations[item]))
+        ipma += bytes((0x80 if essential else 0) | index for index, essential in associations[item])
+    iprp = box("iprp", box("ipco", b"".join(properties)) + full_box("ipma", 0, 0, struct.pack(">I", len(associations)) + ipma))
+    ftyp = box("ftyp", b"heic" + struct.pack(">I", 0) + b"mif1heicmiaf")
+
+    def meta(offsets):
+        iloc = full_box("iloc", 0, 0, bytes([0x44, 0]) + struct.pack(">H", len(items)) + b"".join(
+            struct.pack(">HHHII", i, 0, 1, offsets[i], len(d)) for i, _, d in items))
+        return full_box("meta", 0, 0, hdlr + pitm + iloc + iinf + iref + iprp)
+
+    at = len(ftyp) + len(meta({i: 0 for i, _, _ in items})) + 8
+    offsets = {}
+    for i, _, d in items:
+        offsets[i] = at
+        at += len(d)
+    return ftyp + meta(offsets) + box("mdat", b"".join(d for _, _, d in items))
+
+
+def bounds(c, seeds):
+    sys.path.insert(0, ROOT)
+    from heifmux import coded_image, write_heif
+    tile = coded_image(seeds["heic-grid"])  # 64×64
+    # Grids whose tiles do not cover the output they declare: the rest would be uninitialised memory.
+    path = os.path.join(c.out, "bound-heic-grid-uncovered-1x1.heic")
+    c.add("bound-heic-grid-uncovered-1x1.heic", write_heif(path, [tile], grid=(1, 1, 100, 100)), "corrupt")
+    path = os.path.join(c.out, "bound-heic-grid-uncovered-2x2.heic")
+    c.add("bound-heic-grid-uncovered-2x2.heic", write_heif(path, [tile] * 4, grid=(2, 2, 140, 128)), "corrupt")
+    path = os.path.join(c.out, "bound-heic-grid-covered-2x2.heic")
+    c.add("bound-heic-grid-covered-2x2.heic", write_heif(path, [tile] * 4, grid=(2, 2, 120, 100)), "decodes")
+    # Grids of grids: 8 levels of references are allowed, more are not.
+    for depth in (2, 8):
+        c.add(f"bound-heic-grid-chain-{depth}.heic", heif_grid_chain(tile, depth), "decodes")
+    for depth in (9, 16, 64):
+        c.add(f"bound-heic-grid-chain-{depth}.heic", heif_grid_chain(tile, depth), "corrupt")
+    # Text chunks that inflate to 63 MB each, twenty of them before the image data.
+    png = seeds["png-rgb"]
+    ihdr_end = 8 + 8 + 13 + 4
+    text = zlib.compress(bytes(63 << 20), 9)
+    ztxt = png_chunk(b"zTXt", b"Comment\0\0" + text)
+    itxt = png_chunk(b"iTXt", b"Comment\0\x01\0\0\0" + text)
+    c.add("bound-png-ztxt-20x63mb.png", png[:ihdr_end] + ztxt * 20 + png[ihdr_end:], "decodes")
+    c.add("bound-png-itxt-20x63mb.png", png[:ihdr_end] + itxt * 20 + png[ihdr_end:], "decodes")
+    # Valid PNGs wider or taller than libpng's default limit of 1 000 000 (1 megapixel in all).
+    for label, (w, h) in (("wide", (1000001, 1)), ("tall", (1, 1000001))):
+        raw = b"".join(b"\0" + bytes((x * 7 + y * 3) & 0xFF for x in range(w)) for y in range(h)) if w > 1 else \
+            b"".join(bytes((0, (y * 5) & 0xFF)) for y in range(h))
+        ihdr = struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)
+        c.add(f"bound-png-{label}-1000001.png", b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", zlib.compress(raw, 9)) + png_chunk(b"IEND", b""), "decodes")
+    # One 1×1 frame on a canvas just under the pixel limit; a control animation; ANMF sizes that lie.
+    c.add("bound-webp-anim-canvas-100mp.webp", animated_webp((9999, 9999), [(0, 0, 1, 1, vp8l_solid(1, 1))]), "decodes")
+    c.add("bound-webp-anim-two-frames.webp", animated_webp((64, 64), [(0, 0, 64, 64, vp8l_solid(64, 64)), (2, 2, 32, 32, vp8l_solid(32, 32))]), "decodes")
+    c.add("bound-webp-anim-anmf-larger.webp", animated_webp((64, 64), [(0, 0, 64, 64, vp8l_solid(32, 32))]), "corrupt")
+    c.add("bound-webp-anim-anmf-smaller.webp", animated_webp((64, 64), [(0, 0, 16, 16, vp8l_solid(32, 32))]), "corrupt")
+    c.add("bound-webp-anim-second-frame-lies.webp", animated_webp((64, 64), [(0, 0, 64, 64, vp8l_solid(64, 64)), (0, 0, 64, 64, vp8l_solid(8, 8))]), "corrupt")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -533,6 +652,7 @@ def main():
     polyglots(c, seeds)
     damage(c, seeds)
     bombs(c, "--bombs" in sys.argv[2:])
+    bounds(c, seeds)
     print(f"{c.finish()} files in {c.out}")
 
 

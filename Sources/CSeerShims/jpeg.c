@@ -48,12 +48,19 @@ struct SeerJPEGDecoder {
     long long budget;       /* the most blocks allowed; 0 until the frame is known */
     int workFactor;
     double deadline;        /* CLOCK_MONOTONIC seconds, 0 for none */
+    double cpuDeadline;     /* CLOCK_THREAD_CPUTIME_ID seconds, 0 for none */
     char message[SEER_MESSAGE_MAX];
 };
 
 static double seer_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double seer_thread_cpu(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -120,6 +127,11 @@ static void seer_jpeg_progress(j_common_ptr cinfo) {
     }
     if (d->deadline > 0 && seer_now() > d->deadline) {
         snprintf(d->message, sizeof d->message, "decoding took longer than its time limit");
+        d->category = SEER_ERR_TOO_LARGE;
+        longjmp(d->jump, 1);
+    }
+    if (d->cpuDeadline > 0 && seer_thread_cpu() > d->cpuDeadline) {
+        snprintf(d->message, sizeof d->message, "decoding used more CPU time than its budget");
         d->category = SEER_ERR_TOO_LARGE;
         longjmp(d->jump, 1);
     }
@@ -347,6 +359,10 @@ void seer_jpeg_set_limits(SeerJPEGDecoder *d, int workFactor, double seconds) {
     if (!d) return;
     d->workFactor = workFactor;
     d->deadline = seconds > 0 ? seer_now() + seconds : 0;
+}
+
+void seer_jpeg_set_cpu_limit(SeerJPEGDecoder *d, double seconds) {
+    if (d) d->cpuDeadline = seconds > 0 ? seer_thread_cpu() + seconds : 0;
 }
 
 long long seer_jpeg_work(const SeerJPEGDecoder *d) { return d ? d->work : 0; }

@@ -22,6 +22,7 @@ struct SeerPNGDecoder {
     int colorType;
     int paletteChannels;    /* 3 or 4 when palette indices are expanded here, else 0 */
     double deadline;        /* CLOCK_MONOTONIC seconds, 0 for none */
+    double cpuDeadline;     /* CLOCK_THREAD_CPUTIME_ID seconds, 0 for none */
     char message[SEER_MESSAGE_MAX];
 };
 
@@ -31,7 +32,13 @@ static double seer_png_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Called by libpng after each row: stops a decode that runs past its time limit. */
+static double seer_png_thread_cpu(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Called by libpng after each row: stops a decode that runs past its time or CPU limit. */
 static void seer_png_row_done(png_structp png, png_uint_32 row, int pass) {
     (void)row;
     (void)pass;
@@ -40,6 +47,11 @@ static void seer_png_row_done(png_structp png, png_uint_32 row, int pass) {
         d->category = SEER_ERR_TOO_LARGE;
         snprintf(d->message, sizeof d->message, "decoding took longer than its time limit");
         png_error(png, "time limit");
+    }
+    if (d->cpuDeadline > 0 && seer_png_thread_cpu() > d->cpuDeadline) {
+        d->category = SEER_ERR_TOO_LARGE;
+        snprintf(d->message, sizeof d->message, "decoding used more CPU time than its budget");
+        png_error(png, "CPU limit");
     }
 }
 
@@ -99,8 +111,18 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     if (setjmp(png_jmpbuf(d->png))) return d->category ? d->category : SEER_ERR_CORRUPT;
     /* Dimensions are checked by the caller against its pixel limit after this call and before any
        image-sized allocation; libpng itself allocates nothing image-sized while reading the header. */
-    if (d->maxWidth && d->maxHeight) png_set_user_limits(d->png, d->maxWidth, d->maxHeight);
+    /* libpng's default user limits (1 000 000 pixels a side) would refuse a valid 1 000 001×1 image:
+       the caller's pixel limit decides, so libpng's own is raised to the format's (2^31 - 1). */
+    png_set_user_limits(d->png, d->maxWidth ? d->maxWidth : 0x7fffffffu, d->maxHeight ? d->maxHeight : 0x7fffffffu);
     png_set_chunk_malloc_max(d->png, 64u * 1024u * 1024u);
+    /* Ancillary chunks Seer never uses are skipped unread: their bytes are passed over (and their
+       CRCs checked), never inflated. A compressed text or ICC chunk can hold gigabytes behind a few
+       kilobytes (zTXt, iTXt, iCCP); eXIf, tRNS and the critical chunks are still read. */
+    static const png_byte skipped[] = {
+        'i', 'C', 'C', 'P', 0, 'i', 'T', 'X', 't', 0, 't', 'E', 'X', 't', 0, 'z', 'T', 'X', 't', 0,
+        's', 'P', 'L', 'T', 0, 'h', 'I', 'S', 'T', 0,
+    };
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, skipped, (int)(sizeof skipped / 5));
     png_set_crc_action(d->png, PNG_CRC_DEFAULT, PNG_CRC_DEFAULT);
     png_read_info(d->png, d->info);
     d->headerRead = 1;
@@ -109,7 +131,7 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     int depth = 0, color = 0, interlace = 0;
     png_get_IHDR(d->png, d->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
     d->colorType = color;
-    if (d->deadline > 0) png_set_read_status_fn(d->png, seer_png_row_done);
+    if (d->deadline > 0 || d->cpuDeadline > 0) png_set_read_status_fn(d->png, seer_png_row_done);
 
     /* Palette images come out as one index a byte and are expanded in seer_png_read_image, where an
        index past the end of the palette is caught (libpng would expand it to black, unreported). */
@@ -146,6 +168,34 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     return SEER_OK;
 }
 
+/* Expands one row of palette indices, read at row + indexOffset, to RGB(A) from the left: each
+   pixel's colour is written no further right than its own index, which is read first. An index
+   past the end of the palette is an error. */
+static int seer_png_expand_palette(SeerPNGDecoder *d, uint8_t *row, size_t indexOffset, png_uint_32 width) {
+    int channels = d->paletteChannels;
+    png_colorp palette = NULL;
+    int entries = 0;
+    png_get_PLTE(d->png, d->info, &palette, &entries);
+    png_bytep alpha = NULL;
+    int alphas = 0;
+    if (channels == 4) png_get_tRNS(d->png, d->info, &alpha, &alphas, NULL);
+    const uint8_t *index = row + indexOffset;
+    for (png_uint_32 x = 0; x < width; x++) {
+        int i = index[x];
+        if (i >= entries || !palette) {
+            snprintf(d->message, sizeof d->message, "a pixel uses palette index %d, the palette has %d entries", i, entries);
+            return SEER_ERR_CORRUPT;
+        }
+        uint8_t *o = row + (size_t)x * (size_t)channels;
+        png_color colour = palette[i];
+        o[0] = colour.red;
+        o[1] = colour.green;
+        o[2] = colour.blue;
+        if (channels == 4) o[3] = i < alphas && alpha ? alpha[i] : 255;
+    }
+    return SEER_OK;
+}
+
 int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
     if (!d || !d->headerRead || !buffer) return SEER_ERR_STATE;
     png_uint_32 height = png_get_image_height(d->png, d->info);
@@ -164,29 +214,9 @@ int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
     png_read_image(d->png, rows);
     free(rows);
     if (channels) {
-        png_colorp palette = NULL;
-        int entries = 0;
-        png_get_PLTE(d->png, d->info, &palette, &entries);
-        png_bytep alpha = NULL;
-        int alphas = 0;
-        if (channels == 4) png_get_tRNS(d->png, d->info, &alpha, &alphas, NULL);
         for (png_uint_32 y = 0; y < height; y++) {
-            uint8_t *row = buffer + (size_t)y * stride;
-            const uint8_t *index = row + indexOffset;
-            for (png_uint_32 x = 0; x < width; x++) {
-                int i = index[x];
-                if (i >= entries || !palette) {
-                    snprintf(d->message, sizeof d->message,
-                             "a pixel uses palette index %d, the palette has %d entries", i, entries);
-                    return SEER_ERR_CORRUPT;
-                }
-                uint8_t *o = row + (size_t)x * (size_t)channels;
-                png_color colour = palette[i];
-                o[0] = colour.red;
-                o[1] = colour.green;
-                o[2] = colour.blue;
-                if (channels == 4) o[3] = i < alphas && alpha ? alpha[i] : 255;
-            }
+            int status = seer_png_expand_palette(d, buffer + (size_t)y * stride, indexOffset, width);
+            if (status != SEER_OK) return status;
         }
     }
     /* Reading past the image data checks the remaining chunks' CRCs; their absence is harmless. */
@@ -198,3 +228,16 @@ void seer_png_set_deadline(SeerPNGDecoder *d, double seconds) {
 }
 
 const char *seer_png_message(const SeerPNGDecoder *d) { return d ? d->message : "no decoder"; }
+
+void seer_png_set_cpu_limit(SeerPNGDecoder *d, double seconds) {
+    if (d) d->cpuDeadline = seconds > 0 ? seer_png_thread_cpu() + seconds : 0;
+}
+
+int seer_png_read_row(SeerPNGDecoder *d, uint8_t *row) {
+    if (!d || !d->headerRead || !row) return SEER_ERR_STATE;
+    if (setjmp(png_jmpbuf(d->png))) return d->category ? d->category : SEER_ERR_CORRUPT;
+    png_uint_32 width = png_get_image_width(d->png, d->info);
+    size_t indexOffset = d->paletteChannels ? (size_t)(d->paletteChannels - 1) * width : 0;
+    png_read_row(d->png, row + indexOffset, NULL);
+    return d->paletteChannels ? seer_png_expand_palette(d, row, indexOffset, width) : SEER_OK;
+}

@@ -71,7 +71,7 @@ extension Engine {
         minimumPlateConfidence: Double? = nil
     ) throws -> PhotoScan {
         let start = Stopwatch()
-        let bytes = try ImageDecoder.readFile(path, limit: configuration.decode.byteLimit)
+        let bytes = try ImageDecoder.readImage(contentsOf: path, limit: configuration.decode.byteLimit)
         return try scanPhoto(
             bytes, file: path, reading: targets, region: region, includeImage: includeImage,
             minimumPlateConfidence: minimumPlateConfidence, since: start)

@@ -161,9 +161,11 @@ enum HEIFBoxes {
             at = p
         }
 
-        // Depth-first from every item, without recursion: 1 on the current path, 2 done.
-        let deepest = 8
+        // Depth-first from every item, without recursion: 1 on the current path, 2 done. A done
+        // item keeps the length of the longest chain of references below it, so a chain reached
+        // from its top after its lower part was walked from another root is still measured whole.
         var state: [Int: UInt8] = [:]
+        var below: [Int: Int] = [:]
         for root in needs.keys.sorted() where state[root] == nil {
             var path: [(item: Int, next: Int)] = [(root, 0)]
             state[root] = 1
@@ -171,6 +173,7 @@ enum HEIFBoxes {
                 let children = needs[top.item] ?? []
                 if top.next == children.count {
                     state[top.item] = 2
+                    below[top.item] = children.map { 1 + (below[$0] ?? 0) }.max() ?? 0
                     path.removeLast()
                     continue
                 }
@@ -178,15 +181,222 @@ enum HEIFBoxes {
                 let child = children[top.next]
                 switch state[child] {
                 case 1: return "the item references form a cycle through item \(child)"
-                case 2: continue
+                case 2:
+                    if path.count + (below[child] ?? 0) > deepestReferences { return tooDeep }
                 default:
-                    if path.count >= deepest { return "the item references are nested more than \(deepest) deep" }
+                    if path.count > deepestReferences { return tooDeep }
                     state[child] = 1
                     path.append((child, 0))
                 }
             }
         }
         return nil
+    }
+
+    /// The longest chain of item references (`dimg`, `auxl`) decoding may follow: a grid of tiles
+    /// is 1, its alpha plane made of a grid 2. Real files need 2 or 3.
+    static let deepestReferences = 8
+    private static let tooDeep = "the item references are nested more than \(deepestReferences) levels deep"
+
+    /// Checks every grid item (`grid`, ISO/IEC 23008-12 6.6.2.3) against its tiles: as many tiles
+    /// as rows × columns, all of one size (their `ispe`), none coded smaller than that size, and
+    /// together at least as large as the output the grid declares (the format crops tiles at the
+    /// right and bottom edges, it has no fill). libheif 1.15 allocates the declared output and
+    /// pastes the tiles in without checking that they cover it, so the rest of the picture would be
+    /// whatever memory held. Returns a description of the first fault; `nil` when every grid is sound.
+    static func gridFault(_ data: UnsafeRawBufferPointer) -> String? {
+        guard let meta = child("meta", in: data, from: 0, to: data.count, fullBox: false), meta.start + 4 <= meta.end else {
+            return nil
+        }
+        let types = itemTypes(data, meta: meta)
+        let grids = Set(types.filter { $0.value == "grid" }.keys)
+        guard !grids.isEmpty else { return nil }
+        let tiles = references(data, meta: meta, type: "dimg")
+        let properties = itemProperties(data, meta: meta)
+        let reader = Reader(data: data)
+        func ispe(_ item: Int) -> (width: Int, height: Int)? {
+            guard let box = properties[item]?.first(where: { $0.type == "ispe" }),
+                let w = reader.u32(box.start + 4), let h = reader.u32(box.start + 8), box.start + 12 <= box.end
+            else { return nil }
+            return (w, h)
+        }
+        func coded(_ item: Int) -> (width: Int, height: Int)? {
+            guard let box = properties[item]?.first(where: { $0.type == "hvcC" }) else { return nil }
+            return spsSize(data, box.start, box.end)
+        }
+        let bytes = itemBytes(data, meta: meta, wanted: grids)
+        for grid in grids.sorted() {
+            // ImageGrid: version, flags (bit 0: 32-bit sizes), rows - 1, columns - 1, width, height.
+            guard let b = bytes[grid], b.count >= 8 else { return "grid item \(grid) has no grid description" }
+            let rows = Int(b[2]) + 1, columns = Int(b[3]) + 1
+            let width: Int, height: Int
+            if b[1] & 1 == 0 {
+                width = Int(b[4]) << 8 | Int(b[5])
+                height = Int(b[6]) << 8 | Int(b[7])
+            } else {
+                guard b.count >= 12 else { return "grid item \(grid) has a short grid description" }
+                width = Int(b[4]) << 24 | Int(b[5]) << 16 | Int(b[6]) << 8 | Int(b[7])
+                height = Int(b[8]) << 24 | Int(b[9]) << 16 | Int(b[10]) << 8 | Int(b[11])
+            }
+            let list = tiles[grid] ?? []
+            guard list.count == rows * columns else {
+                return "grid item \(grid) of \(rows)×\(columns) tiles refers to \(list.count) tiles"
+            }
+            guard let first = list.first, let size = ispe(first), size.width > 0, size.height > 0 else {
+                return "a tile of grid item \(grid) has no size (ispe)"
+            }
+            for tile in list {
+                guard let other = ispe(tile), other == size else {
+                    return "the tiles of grid item \(grid) differ in size"
+                }
+                if types[tile] == "hvc1", let picture = coded(tile), picture.width < size.width || picture.height < size.height {
+                    return "tile \(tile) is coded at \(picture.width)×\(picture.height), smaller than its \(size.width)×\(size.height)"
+                }
+            }
+            if columns * size.width < width || rows * size.height < height {
+                return "grid item \(grid) declares a \(width)×\(height) output; its \(rows)×\(columns) tiles of \(size.width)×\(size.height) cover only \(columns * size.width)×\(rows * size.height)"
+            }
+        }
+        return nil
+    }
+
+    /// Each item's type (`iinf`: `infe` version 2 or 3).
+    private static func itemTypes(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int)) -> [Int: String] {
+        let reader = Reader(data: data)
+        var types: [Int: String] = [:]
+        guard let iinf = child("iinf", in: data, from: meta.start + 4, to: meta.end, fullBox: false), let v = reader.u8(iinf.start)
+        else { return types }
+        var at = iinf.start + (v == 0 ? 6 : 8)
+        var count = 0
+        while at < iinf.end, count < 1 << 16, let infe = reader.box(at, limit: iinf.end) {
+            count += 1
+            at = infe.end
+            guard infe.type == "infe", let version = reader.u8(infe.start), version >= 2 else { continue }
+            let idSize = version == 2 ? 2 : 4
+            guard let id = idSize == 2 ? reader.u16(infe.start + 4) : reader.u32(infe.start + 4),
+                infe.start + 4 + idSize + 2 + 4 <= infe.end
+            else { continue }
+            let typeAt = infe.start + 4 + idSize + 2
+            types[id] = String(decoding: UnsafeRawBufferPointer(rebasing: data[typeAt..<(typeAt + 4)]), as: UTF8.self)
+        }
+        return types
+    }
+
+    /// The references of one type (`iref`), from each item to the items it lists, in order.
+    private static func references(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int), type wanted: String) -> [Int: [Int]] {
+        let reader = Reader(data: data)
+        guard let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
+            let version = reader.u8(iref.start)
+        else { return [:] }
+        let idSize = version == 0 ? 2 : 4
+        func id(_ at: Int) -> Int? { idSize == 2 ? reader.u16(at) : reader.u32(at) }
+        // Read one after the other, as libheif reads them (see referenceFault).
+        var found: [Int: [Int]] = [:]
+        var at = iref.start + 4
+        var entries = 0
+        while at + 8 <= iref.end, entries < 4096, let size = reader.u32(at) {
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: data[(at + 4)..<(at + 8)]), as: UTF8.self)
+            var p = at + 8 + (size == 1 ? 8 : 0) + (type == "uuid" ? 16 : 0)
+            guard p + idSize + 2 <= iref.end, let from = id(p), let count = reader.u16(p + idSize) else { break }
+            p += idSize + 2
+            entries += 1
+            for _ in 0..<count {
+                guard p + idSize <= iref.end, let to = id(p) else { break }
+                p += idSize
+                if type == wanted { found[from, default: []].append(to) }
+            }
+            at = p
+        }
+        return found
+    }
+
+    /// Each item's properties (`ipma` into `ipco`), in the order they are associated.
+    private static func itemProperties(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int))
+        -> [Int: [(type: String, start: Int, end: Int)]]
+    {
+        guard let iprp = child("iprp", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
+            let ipco = child("ipco", in: data, from: iprp.start, to: iprp.end, fullBox: false),
+            let ipma = child("ipma", in: data, from: iprp.start, to: iprp.end, fullBox: false)
+        else { return [:] }
+        let reader = Reader(data: data)
+        var properties: [(type: String, start: Int, end: Int)] = []
+        var at = ipco.start
+        while at < ipco.end, properties.count < 4096, let box = reader.box(at, limit: ipco.end) {
+            properties.append((box.type, box.start, box.end))
+            at = box.end
+        }
+        guard let version = reader.u8(ipma.start), let flags = reader.u8(ipma.start + 3),
+            let entries = reader.u32(ipma.start + 4)
+        else { return [:] }
+        var found: [Int: [(type: String, start: Int, end: Int)]] = [:]
+        at = ipma.start + 8
+        for _ in 0..<min(entries, 1 << 16) {
+            guard let item = version < 1 ? reader.u16(at) : reader.u32(at) else { break }
+            at += version < 1 ? 2 : 4
+            guard let count = reader.u8(at) else { break }
+            at += 1
+            for _ in 0..<count {
+                let index: Int
+                if flags & 1 != 0 {
+                    guard let v = reader.u16(at) else { return found }
+                    index = v & 0x7FFF
+                    at += 2
+                } else {
+                    guard let v = reader.u8(at) else { return found }
+                    index = v & 0x7F
+                    at += 1
+                }
+                if index >= 1, index <= properties.count { found[item, default: []].append(properties[index - 1]) }
+            }
+        }
+        return found
+    }
+
+    /// The data of the `wanted` items (`iloc`, in the file or in `idat`), at most 64 MB in all.
+    private static func itemBytes(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int), wanted: Set<Int>) -> [Int: [UInt8]] {
+        let reader = Reader(data: data)
+        let body = meta.start + 4
+        guard let iloc = child("iloc", in: data, from: body, to: meta.end, fullBox: false),
+            let version = reader.u8(iloc.start), let sizes1 = reader.u8(iloc.start + 4), let sizes2 = reader.u8(iloc.start + 5)
+        else { return [:] }
+        let idat = child("idat", in: data, from: body, to: meta.end, fullBox: false)
+        let offsetSize = sizes1 >> 4, lengthSize = sizes1 & 15, baseSize = sizes2 >> 4
+        let indexSize = version == 1 || version == 2 ? sizes2 & 15 : 0
+        var at = iloc.start + 6
+        func read(_ n: Int) -> Int? {
+            var value = 0
+            for _ in 0..<n {
+                guard let b = reader.u8(at) else { return nil }
+                value = value << 8 | b
+                at += 1
+                if value > Int(Int32.max) { return nil }
+            }
+            return value
+        }
+        var found: [Int: [UInt8]] = [:]
+        guard let items = read(version < 2 ? 2 : 4) else { return found }
+        var scanned = 0
+        for _ in 0..<min(items, 1 << 16) {
+            guard let id = read(version < 2 ? 2 : 4) else { break }
+            var method = 0
+            if version == 1 || version == 2 {
+                guard let m = read(2) else { break }
+                method = m & 15
+            }
+            guard read(2) != nil, let base = read(baseSize), let extents = read(2) else { break }
+            var bytes: [UInt8] = []
+            for _ in 0..<extents {
+                guard read(indexSize) != nil, let offset = read(offsetSize), let length = read(lengthSize) else { return found }
+                guard wanted.contains(id), scanned < 64 << 20 else { continue }
+                let start = (method == 1 ? (idat?.start ?? 0) : 0) + base + offset
+                let end = length == 0 ? data.count : start + length
+                guard start >= 0, start <= end, end <= data.count else { continue }
+                bytes += UnsafeRawBufferPointer(rebasing: data[start..<end])
+                scanned += end - start
+            }
+            if wanted.contains(id), found[id] == nil { found[id] = bytes }
+        }
+        return found
     }
 
     /// The picture size each HEVC-coded item's sequence parameter set declares, one entry per item

@@ -42,7 +42,9 @@ final class HEIFDecoder {
         self.handle = handle
         width = Int(heif_image_handle_get_width(handle))
         height = Int(heif_image_handle_get_height(handle))
-        if let failure = Self.codedSizeFault(data, width: width, height: height) {
+        if let failure = Self.codedSizeFault(data, width: width, height: height)
+            ?? HEIFBoxes.gridFault(data).map({ ImageError(.corrupt, "corrupt HEIC: \($0)") })
+        {
             heif_image_handle_release(handle)
             heif_context_free(context)
             throw failure

@@ -4,11 +4,46 @@ import Glibc
 import Darwin
 #endif
 
+/// What one decode may spend. Carried in ``DecodeOptions/budget`` from the caller (the `Engine`'s
+/// `Configuration.decode`) down to each format's decoder, and checked before the work it bounds, so
+/// a hostile file is refused by the budget whatever trick it plays, not by a check for that trick.
+public struct DecodeBudget: Sendable, Equatable {
+    /// Bytes read: a file larger than this is refused before it is read. Default 512 MiB.
+    public var bytes: Int
+    /// Pixels, width × height as stored, from the header, before any image-sized allocation.
+    /// Default 100 megapixels.
+    public var pixels: Int
+    /// Bytes of image memory one decode may hold at once: the decoder's own buffers (libpng rows,
+    /// libheif planes, libwebp output, libjpeg's progressive coefficients) and the images Seer
+    /// returns, estimated from the header before any of it is allocated (an upper estimate: see
+    /// ``ImageDecoder/estimatedMemory(_:progressive:options:)``). Default 1.5 GiB, which every
+    /// image within the default pixel limit fits.
+    public var memory: Int
+    /// CPU seconds the decoding thread may spend, checked every few rows where the decoder lets
+    /// Seer look (JPEG, PNG); over it the decode stops as `tooLarge`. HEIC and WebP decoders cannot
+    /// be interrupted: their work is bounded by the pixel and memory checks. `nil` for no limit.
+    /// Default 3 s (a 100-megapixel baseline JPEG decodes in about 1 s on a 2-core build machine).
+    public var cpuSeconds: Double?
+
+    /// Creates a budget; every parameter has the documented default.
+    public init(bytes: Int = 512 << 20, pixels: Int = 100_000_000, memory: Int = 1536 << 20, cpuSeconds: Double? = 3) {
+        self.bytes = bytes
+        self.pixels = pixels
+        self.memory = memory
+        self.cpuSeconds = cpuSeconds
+    }
+}
+
 /// How to decode a photo.
 public struct DecodeOptions: Sendable, Equatable {
+    /// What the decode may spend: bytes read, pixels, memory, CPU time.
+    public var budget: DecodeBudget
     /// Images with more pixels than this (width × height, as stored) are refused from the header,
-    /// before any image-sized allocation. Default 100 megapixels.
-    public var pixelLimit: Int
+    /// before any image-sized allocation: ``DecodeBudget/pixels``. Default 100 megapixels.
+    public var pixelLimit: Int {
+        get { budget.pixels }
+        set { budget.pixels = newValue }
+    }
     /// Reduce each side by this factor: 1, 2, 4 or 8. JPEG uses libjpeg-turbo's DCT scaling (a reduced
     /// image without an inverse transform at full size); PNG, HEIC and WebP are decoded in full and
     /// area-averaged.
@@ -19,8 +54,12 @@ public struct DecodeOptions: Sendable, Equatable {
     public var applyOrientation: Bool
     /// Use libjpeg's fast integer IDCT and plain upsampling: a little faster, a little less exact.
     public var fastDCT: Bool
-    /// Files larger than this many bytes are refused before they are read. Default 512 MiB.
-    public var byteLimit: Int
+    /// Files larger than this many bytes are refused before they are read: ``DecodeBudget/bytes``.
+    /// Default 512 MiB.
+    public var byteLimit: Int {
+        get { budget.bytes }
+        set { budget.bytes = newValue }
+    }
     /// The most work a JPEG may ask for: the blocks all its scans decode together, as a multiple of
     /// the blocks in its frame. Baseline JPEGs need 1, libjpeg's progressive script about 5; a file
     /// over the limit (a progressive "bomb" of near-empty scans) is refused as `tooLarge` before the
@@ -30,20 +69,22 @@ public struct DecodeOptions: Sendable, Equatable {
     /// (the default) for no limit. HEIC and WebP decoders cannot be interrupted and ignore it.
     public var timeLimit: Double?
 
-    /// Creates options; every parameter has the documented default.
+    /// Creates options; every parameter has the documented default (the budget's are
+    /// ``DecodeBudget``'s, `pixelLimit` and `byteLimit` set its pixels and bytes).
     public init(
-        pixelLimit: Int = 100_000_000, scale: Int = 1, includeRGB: Bool = false,
-        applyOrientation: Bool = true, fastDCT: Bool = false, byteLimit: Int = 512 << 20,
-        workLimit: Int = 24, timeLimit: Double? = nil
+        pixelLimit: Int? = nil, scale: Int = 1, includeRGB: Bool = false,
+        applyOrientation: Bool = true, fastDCT: Bool = false, byteLimit: Int? = nil,
+        workLimit: Int = 24, timeLimit: Double? = nil, budget: DecodeBudget = DecodeBudget()
     ) {
-        self.pixelLimit = pixelLimit
+        self.budget = budget
         self.scale = scale
         self.includeRGB = includeRGB
         self.applyOrientation = applyOrientation
         self.fastDCT = fastDCT
-        self.byteLimit = byteLimit
         self.workLimit = workLimit
         self.timeLimit = timeLimit
+        if let pixelLimit { self.budget.pixels = pixelLimit }
+        if let byteLimit { self.budget.bytes = byteLimit }
     }
 }
 
@@ -178,7 +219,7 @@ public enum ImageDecoder {
                 let info = ImageInfo(
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                     orientation: Exif.jpegOrientation(raw) ?? .up)
-                try checkLimit(info, options)
+                try checkLimit(info, options, progressive: header.progressive != 0)
                 let (gray, rgb) = try decoder.decode(scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             case .heic:
@@ -212,7 +253,7 @@ public enum ImageDecoder {
                 }
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             default:
-                let decoder = try PNGDecoder(raw, timeLimit: options.timeLimit)
+                let decoder = try PNGDecoder(raw, timeLimit: options.timeLimit, cpuLimit: options.budget.cpuSeconds)
                 let header = try decoder.readHeader()
                 let info = ImageInfo(
                     format: .png, storedWidth: header.width, storedHeight: header.height,
@@ -237,7 +278,7 @@ public enum ImageDecoder {
     public static func decode(contentsOf path: String, options: DecodeOptions = .init()) throws -> DecodedImage {
         do {
             let file = try OpenFile(path, limit: options.byteLimit)
-            let head = try file.prefix(256 << 10)
+            let head = try file.prefix(headBytes)
             if file.size > head.count, ImageFormat.sniff(head) == .jpeg {
                 var decoded = try head.withUnsafeBytes { raw in
                     let decoder = try JPEGDecoder(options)
@@ -245,7 +286,7 @@ public enum ImageDecoder {
                     let info = ImageInfo(
                         format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                         orientation: Exif.jpegOrientation(raw) ?? .up)
-                    try checkLimit(info, options)
+                    try checkLimit(info, options, progressive: header.progressive != 0)
                     let (gray, rgb) = try decoder.decode(
                         scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
                     return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
@@ -253,8 +294,7 @@ public enum ImageDecoder {
                 if options.applyOrientation { orient(&decoded) }
                 return decoded
             }
-            let bytes = file.size > head.count ? try file.readAll() : head
-            return try decode(bytes, options: options)
+            return try decode(try wholeImage(file, head: head), options: options)
         } catch let error as ImageError {
             throw error.from(path)
         }
@@ -278,7 +318,7 @@ public enum ImageDecoder {
         }
         do {
             let file = try OpenFile(path, limit: options.byteLimit)
-            let head = try file.prefix(256 << 10)
+            let head = try file.prefix(headBytes)
             guard ImageFormat.sniff(head) == .jpeg else { return nil }
             let orientation = head.withUnsafeBytes { Exif.jpegOrientation($0) } ?? .up
             guard orientation == .up || !options.applyOrientation else { return nil }
@@ -286,7 +326,7 @@ public enum ImageDecoder {
             let header = try decoder.readHeader(fd: file.fd)
             let info = ImageInfo(
                 format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height), orientation: orientation)
-            try checkLimit(info, options)
+            try checkLimit(info, options, progressive: header.progressive != 0)
             return try decoder.decodeRows(scale: options.scale, fastDCT: options.fastDCT, body) ? info : nil
         } catch let error as ImageError {
             throw error.from(path)
@@ -298,8 +338,8 @@ public enum ImageDecoder {
     /// `tooLarge`, as decoding it would be.
     public static func info(contentsOf path: String, pixelLimit: Int? = nil) throws -> ImageInfo {
         do {
-            let file = try OpenFile(path, limit: 512 << 20)
-            let head = try file.prefix(256 << 10)
+            let file = try OpenFile(path, limit: DecodeBudget().bytes)
+            let head = try file.prefix(headBytes)
             let info: ImageInfo
             if file.size > head.count, ImageFormat.sniff(head) == .jpeg {
                 let header = try JPEGDecoder().readHeader(fd: file.fd)
@@ -308,7 +348,7 @@ public enum ImageDecoder {
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                     orientation: orientation ?? .up)
             } else {
-                info = try Self.info(of: file.size > head.count ? try file.readAll() : head)
+                info = try Self.info(of: try wholeImage(file, head: head))
             }
             if let pixelLimit { try checkLimit(info, DecodeOptions(pixelLimit: pixelLimit)) }
             return info
@@ -327,6 +367,29 @@ public enum ImageDecoder {
     /// The bytes of a file, read with one `read` loop into one buffer.
     public static func readFile(_ path: String, limit: Int = 512 << 20) throws -> [UInt8] {
         try OpenFile(path, limit: limit).readAll()
+    }
+
+    /// The bytes of an image file, for ``decode(_:options:)`` later: the format is recognised from
+    /// the first bytes before the rest is read, so a large file that is not an image (or is one
+    /// Seer does not decode) costs a few bytes of reading, not its size. Only regular files are
+    /// read. Errors carry the path as their ``ImageError/source``.
+    public static func readImage(contentsOf path: String, limit: Int = 512 << 20) throws -> [UInt8] {
+        do {
+            let file = try OpenFile(path, limit: limit)
+            return try wholeImage(file, head: try file.prefix(headBytes))
+        } catch let error as ImageError {
+            throw error.from(path)
+        }
+    }
+
+    /// How many bytes are read first, to recognise the format (and for a JPEG, its EXIF block).
+    private static let headBytes = 256 << 10
+
+    /// The whole file whose first bytes are `head`, once those show a format Seer decodes.
+    private static func wholeImage(_ file: OpenFile, head: [UInt8]) throws -> [UInt8] {
+        guard file.size > head.count else { return head }
+        _ = try head.withUnsafeBytes { try decodableFormat($0) }
+        return try file.readAll()
     }
 
     /// Applies the stored orientation to the pixels.
@@ -350,7 +413,8 @@ public enum ImageDecoder {
         return format
     }
 
-    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions) throws {
+    /// Checks the header against the budget: the pixels, then the memory decoding would hold.
+    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions, progressive: Bool = false) throws {
         let (w, h) = (info.storedWidth, info.storedHeight)
         guard w > 0, h > 0 else { throw ImageError(.corrupt, "image has zero width or height") }
         let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
@@ -359,5 +423,32 @@ public enum ImageDecoder {
                 .tooLarge,
                 "image is \(w)×\(h) (\(overflow ? "over Int.max" : String(pixels)) pixels), over the limit of \(options.pixelLimit)")
         }
+        let memory = estimatedMemory(info, progressive: progressive, options: options)
+        if memory > options.budget.memory {
+            throw ImageError(
+                .tooLarge,
+                "decoding this \(w)×\(h) \(info.format.displayName) would hold about \(memory >> 20) MiB, over the budget of \(options.budget.memory >> 20) MiB")
+        }
+    }
+
+    /// An upper estimate of the image memory one decode of `info` holds at once, in bytes: the
+    /// images returned (grey; colour when `includeRGB`; a second copy of each while the
+    /// orientation is applied) and the decoder's own full-size buffers: libjpeg's coefficients for
+    /// a progressive JPEG (2 bytes each, up to three full-resolution components), libpng's rows
+    /// (up to RGBA; grey from a PNG that is not interlaced needs only one row of them) and the
+    /// composited colour image, libheif's planes (up to 3 bytes a pixel) and its interleaved RGBA,
+    /// libwebp's RGBA output. Reductions (`scale`) are not counted.
+    public static func estimatedMemory(_ info: ImageInfo, progressive: Bool = false, options: DecodeOptions) -> Int {
+        let output = (1 + (options.includeRGB ? 3 : 0)) * (options.applyOrientation && info.orientation != .up ? 2 : 1)
+        let working: Int
+        switch info.format {
+        case .jpeg: working = progressive ? 6 : 0
+        case .png: working = 4 + 3
+        case .heic: working = 3 + 4
+        default: working = 4
+        }
+        let (pixels, overflow) = info.storedWidth.multipliedReportingOverflow(by: info.storedHeight)
+        let (bytes, overflow2) = pixels.multipliedReportingOverflow(by: output + working)
+        return overflow || overflow2 ? Int.max : bytes
     }
 }

@@ -12,8 +12,9 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case truncated
         /// An image whose data breaks the format's rules (or is damaged in a way the decoder detects).
         case corrupt
-        /// Width × height is over the configured pixel limit, or decoding would take more work (or time)
-        /// than its budget allows (``DecodeOptions/workLimit``, ``DecodeOptions/timeLimit``).
+        /// Width × height is over the configured pixel limit, or decoding would take more work, memory,
+        /// CPU time or wall time than its budget allows (``DecodeBudget``, ``DecodeOptions/workLimit``,
+        /// ``DecodeOptions/timeLimit``).
         case tooLarge
         /// The file could not be opened or read.
         case unreadable

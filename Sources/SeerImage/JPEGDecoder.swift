@@ -4,13 +4,15 @@ internal import CSeerShims
 final class JPEGDecoder {
     private let handle: OpaquePointer
 
-    /// A decoder whose work is bounded by `options.workLimit` and `options.timeLimit`.
+    /// A decoder whose work is bounded by `options.workLimit`, `options.timeLimit` and the CPU time of
+    /// `options.budget`.
     init(_ options: DecodeOptions = .init()) throws {
         guard let handle = seer_jpeg_create() else {
             throw ImageError(.outOfMemory, "could not allocate a JPEG decoder")
         }
         self.handle = handle
         seer_jpeg_set_limits(handle, Int32(clamping: max(1, options.workLimit)), options.timeLimit ?? 0)
+        seer_jpeg_set_cpu_limit(handle, options.budget.cpuSeconds ?? 0)
     }
 
     /// The blocks the scans read so far ask to decode (the measure `workLimit` bounds).

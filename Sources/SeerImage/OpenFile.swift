@@ -10,10 +10,12 @@ final class OpenFile {
     let size: Int
     let path: String
 
-    /// Opens a regular file, refusing directories and files over `limit` bytes.
+    /// Opens a regular file, refusing anything else (a directory, a FIFO, a device, a socket) and
+    /// files over `limit` bytes. The file is opened without blocking, so a FIFO with no writer is
+    /// refused at once instead of waiting forever for one.
     init(_ path: String, limit: Int) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             throw ImageError(.unreadable, "cannot open: \(String(cString: strerror(errno)))", source: path)
         }
@@ -23,10 +25,13 @@ final class OpenFile {
             close(fd)
             throw ImageError(.unreadable, "cannot stat: \(reason)", source: path)
         }
-        if (st.st_mode & S_IFMT) == S_IFDIR {
+        let kind = st.st_mode & S_IFMT
+        guard kind == S_IFREG else {
             close(fd)
-            throw ImageError(.unreadable, "is a directory", source: path)
+            throw ImageError(.unreadable, "\(Self.describe(kind)), not a regular file", source: path)
         }
+        // Reads of a regular file never block; the flag only mattered for opening.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let size = Int(st.st_size)
         guard size <= limit else {
             close(fd)
@@ -37,6 +42,17 @@ final class OpenFile {
     }
 
     deinit { close(fd) }
+
+    private static func describe(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: "is a directory"
+        case S_IFIFO: "is a FIFO (named pipe)"
+        case S_IFCHR: "is a character device"
+        case S_IFBLK: "is a block device"
+        case S_IFSOCK: "is a socket"
+        default: "is a special file"
+        }
+    }
 
     /// Up to `count` bytes from the start of the file, without moving the file offset.
     func prefix(_ count: Int) throws -> [UInt8] {

@@ -6,13 +6,14 @@ final class PNGDecoder {
     private(set) var info = SeerPNGInfo()
 
     /// `data` must stay alive and unmoved until this decoder is gone. Decoding stops with `tooLarge`
-    /// after `timeLimit` seconds, when given.
-    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil) throws {
+    /// after `timeLimit` seconds, or `cpuLimit` seconds of this thread's CPU time, when given.
+    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil, cpuLimit: Double? = nil) throws {
         guard let handle = seer_png_create(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, 0, 0) else {
             throw ImageError(.outOfMemory, "could not allocate a PNG decoder")
         }
         self.handle = handle
         if let timeLimit { seer_png_set_deadline(handle, timeLimit) }
+        if let cpuLimit { seer_png_set_cpu_limit(handle, cpuLimit) }
     }
 
     deinit { seer_png_destroy(handle) }
@@ -43,6 +44,7 @@ final class PNGDecoder {
     /// transparent backgrounds are dark on a light page. The corresponding C function is `png_read_image`.
     func decode(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
         let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
+        if !wantRGB, info.interlaced == 0, (1...4).contains(channels) { return (try decodeGrayByRows(), nil) }
         var status: Int32 = 0
         let samples = PixelBuffer.make(count: width * height * channels) { buffer in
             status = seer_png_read_image(handle, buffer.baseAddress, width * channels)
@@ -81,6 +83,36 @@ final class PNGDecoder {
         default:
             throw ImageError(.unsupportedFormat, "PNG with \(channels) channels after conversion")
         }
+    }
+
+    /// Decodes to grey a row at a time: memory is the grey image and one row of samples, whatever
+    /// the colour type (a 100-megapixel RGBA file would otherwise hold 400 MB of samples and 300 MB
+    /// of colour on the way to 100 MB of grey). Only for images that are not interlaced. The
+    /// corresponding C function is `png_read_row`.
+    private func decodeGrayByRows() throws -> GrayImage {
+        let width = Int(info.width), height = Int(info.height), channels = Int(info.channels)
+        var row = [UInt8](repeating: 0, count: width * channels)
+        let pixels = try PixelBuffer.make(count: width * height) { out in
+            try row.withUnsafeMutableBufferPointer { r in
+                for y in 0..<height {
+                    try check(seer_png_read_row(handle, r.baseAddress))
+                    let o = out.baseAddress! + y * width
+                    switch channels {
+                    case 1: o.update(from: r.baseAddress!, count: width)
+                    case 2: for x in 0..<width { o[x] = Self.overWhite(r[2 * x], alpha: r[2 * x + 1]) }
+                    case 3: for x in 0..<width { o[x] = Luma.bt601(r[3 * x], r[3 * x + 1], r[3 * x + 2]) }
+                    default:
+                        for x in 0..<width {
+                            let a = r[4 * x + 3]
+                            o[x] = Luma.bt601(
+                                Self.overWhite(r[4 * x], alpha: a), Self.overWhite(r[4 * x + 1], alpha: a),
+                                Self.overWhite(r[4 * x + 2], alpha: a))
+                        }
+                    }
+                }
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: pixels)
     }
 
     @inline(__always)

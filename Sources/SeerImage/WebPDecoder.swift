@@ -70,29 +70,104 @@ struct WebPDecoder {
         return (rgb.gray, wantRGB ? rgb : nil)
     }
 
+    /// The first frame of an animation on its canvas. Only the frame is decoded; the rest of the
+    /// canvas is transparent before the first frame (libwebp's animation decoder starts from
+    /// transparent too), which is white here. Memory is the frame's RGBA and the output image, never
+    /// a canvas-sized RGBA buffer (libwebp's animation decoder holds two), so a tiny frame on a
+    /// huge canvas costs what its output costs. Every frame's `ANMF` size must be its bitstream's.
+    /// The corresponding C functions are `WebPDemuxGetFrame` and `WebPDecode`.
     private func decodeFirstFrame(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
-        var options = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&options) != 0 else {
-            throw ImageError(.unsupportedFormat, "libwebpdemux is not the version Seer was built against")
+        if let fault = Self.animationFault(data, canvas: (width, height)) {
+            throw ImageError(.corrupt, "corrupt WebP: \(fault)")
         }
-        options.color_mode = MODE_RGBA
-        options.use_threads = 0
         var webp = WebPData(bytes: data.baseAddress!.assumingMemoryBound(to: UInt8.self), size: data.count)
-        guard let decoder = WebPAnimDecoderNew(&webp, &options) else {
+        guard let demux = WebPDemux(&webp) else {
             throw ImageError(.corrupt, "corrupt WebP: the animation cannot be read")
         }
-        defer { WebPAnimDecoderDelete(decoder) }
-        var info = WebPAnimInfo()
-        guard WebPAnimDecoderGetInfo(decoder, &info) != 0, Int(info.canvas_width) == width,
-            Int(info.canvas_height) == height
+        defer { WebPDemuxDelete(demux) }
+        guard Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH)) == width, Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT)) == height
         else { throw ImageError(.corrupt, "corrupt WebP: the animation's canvas does not match its header") }
-        var frame: UnsafeMutablePointer<UInt8>?
-        var timestamp: Int32 = 0
-        guard WebPAnimDecoderGetNext(decoder, &frame, &timestamp) != 0, let frame else {
-            throw ImageError(.corrupt, "corrupt WebP: the first frame of the animation cannot be decoded")
+        var frame = WebPIterator()
+        guard WebPDemuxGetFrame(demux, 1, &frame) != 0, let bytes = frame.fragment.bytes else {
+            throw ImageError(.corrupt, "corrupt WebP: the animation has no frame")
         }
-        let rgb = Self.rgb(frame, stride: width * 4, width: width, height: height, channels: 4)
-        return (rgb.gray, wantRGB ? rgb : nil)
+        defer { WebPDemuxReleaseIterator(&frame) }
+        let x0 = Int(frame.x_offset), y0 = Int(frame.y_offset), fw = Int(frame.width), fh = Int(frame.height)
+        guard fw > 0, fh > 0, x0 >= 0, y0 >= 0, x0 + fw <= width, y0 + fh <= height else {
+            throw ImageError(.corrupt, "corrupt WebP: the first frame (\(fw)×\(fh) at \(x0),\(y0)) is not inside the canvas")
+        }
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else {
+            throw ImageError(.unsupportedFormat, "libwebp is not the version Seer was built against")
+        }
+        config.output.colorspace = MODE_RGBA
+        let status = WebPDecode(bytes, frame.fragment.size, &config)
+        defer { WebPFreeDecBuffer(&config.output) }
+        guard status == VP8_STATUS_OK else { throw Self.imageError(status, "decoding the first frame") }
+        guard Int(config.output.width) == fw, Int(config.output.height) == fh, let rgba = config.output.u.RGBA.rgba else {
+            throw ImageError(.corrupt, "corrupt WebP: the first frame decodes to another size than it declares")
+        }
+        let pixels = Self.rgb(rgba, stride: Int(config.output.u.RGBA.stride), width: fw, height: fh, channels: 4)
+        if wantRGB {
+            var canvas = [UInt8](repeating: 255, count: width * height * 3)
+            canvas.withUnsafeMutableBufferPointer { c in
+                pixels.pixels.withUnsafeBufferPointer { p in
+                    for y in 0..<fh {
+                        let o = c.baseAddress! + ((y0 + y) * width + x0) * 3
+                        o.update(from: p.baseAddress! + y * fw * 3, count: fw * 3)
+                    }
+                }
+            }
+            let rgb = RGBImage(width: width, height: height, pixels: canvas)
+            return (rgb.gray, rgb)
+        }
+        let gray = pixels.gray
+        var canvas = [UInt8](repeating: Luma.bt601(255, 255, 255), count: width * height)
+        canvas.withUnsafeMutableBufferPointer { c in
+            gray.pixels.withUnsafeBufferPointer { g in
+                for y in 0..<fh {
+                    (c.baseAddress! + (y0 + y) * width + x0).update(from: g.baseAddress! + y * fw, count: fw)
+                }
+            }
+        }
+        return (GrayImage(width: width, height: height, pixels: canvas), nil)
+    }
+
+    /// Walks the chunks of an animation (RIFF, after `VP8X`) and checks each frame (`ANMF`): the
+    /// size its header declares must be the size of the bitstream it carries (libwebp's demuxer
+    /// silently takes the bitstream's; `webpinfo` calls a difference an error), and the frame must
+    /// lie inside the canvas. Reads headers only. Returns a description of the first fault, `nil`
+    /// when every frame is sound; damage this walk cannot see is left to the decoder.
+    static func animationFault(_ data: UnsafeRawBufferPointer, canvas: (width: Int, height: Int)) -> String? {
+        func le(_ at: Int, _ n: Int) -> Int {
+            (0..<n).reduce(0) { $0 | Int(data[at + $1]) << (8 * $1) }
+        }
+        guard data.count >= 12 else { return nil }
+        let end = min(data.count, 8 + le(4, 4))
+        var at = 12
+        var number = 0
+        while at + 8 <= end {
+            let size = le(at + 4, 4)
+            let body = at + 8
+            guard size <= end - body else { return nil }
+            if data[at] == 0x41, data[at + 1] == 0x4E, data[at + 2] == 0x4D, data[at + 3] == 0x46 {  // ANMF
+                number += 1
+                guard size >= 16 else { return "frame \(number)'s header is \(size) bytes, shorter than 16" }
+                let x = 2 * le(body, 3), y = 2 * le(body + 3, 3), w = 1 + le(body + 6, 3), h = 1 + le(body + 9, 3)
+                guard x + w <= canvas.width, y + h <= canvas.height else {
+                    return "frame \(number) (\(w)×\(h) at \(x),\(y)) is not inside the \(canvas.width)×\(canvas.height) canvas"
+                }
+                var features = WebPBitstreamFeatures()
+                let status = WebPGetFeatures(
+                    data.baseAddress!.assumingMemoryBound(to: UInt8.self) + body + 16, size - 16, &features)
+                guard status == VP8_STATUS_OK else { return "frame \(number)'s bitstream header cannot be read" }
+                if Int(features.width) != w || Int(features.height) != h {
+                    return "frame \(number) is \(w)×\(h) in its ANMF header, \(features.width)×\(features.height) in its bitstream"
+                }
+            }
+            at = body + size + (size & 1)
+        }
+        return nil
     }
 
     /// Interleaved RGB(A) rows → RGB, alpha composited onto white.

@@ -82,17 +82,20 @@ enum EngineFactory {
 struct Input: Sendable {
     /// The name reported (the path, or `-`).
     var name: String
+    /// The path's bytes when they are not UTF-8 (see ``Inputs``), else nil.
+    var raw: [UInt8]? = nil
 
     /// Decodes the photo: a file streams from disk, standard input from its bytes.
     func decode(_ options: DecodeOptions) throws -> DecodedImage {
-        name == "-" ? try ImageDecoder.decode(try StandardInput.shared.bytes(), options: options)
-            : try ImageDecoder.decode(contentsOf: name, options: options)
+        name == "-" && raw == nil ? try ImageDecoder.decode(try StandardInput.shared.bytes(), options: options)
+            : try withPath { try ImageDecoder.decode(contentsOf: $0, options: options) }
     }
 
-    /// The bytes: standard input is read once, by whichever input asks first.
+    /// The bytes of the photo: a file's once its first bytes show an image format Seer decodes;
+    /// standard input is read once, by whichever input asks first.
     func bytes(limit: Int) throws -> [UInt8] {
-        if name == "-" { return try StandardInput.shared.bytes() }
-        return try ImageDecoder.readFile(name, limit: limit)
+        if name == "-", raw == nil { return try StandardInput.shared.bytes() }
+        return try withPath { try ImageDecoder.readImage(contentsOf: $0, limit: limit) }
     }
 }
 
@@ -114,7 +117,7 @@ final class StandardInput: Sendable {
 extension Inputs {
     /// The inputs for command-line paths: directories expanded (one rule for every command), `-` kept.
     static func inputs(_ paths: [String]) -> [Input] {
-        expand(paths).map { Input(name: $0) }
+        entries(paths)
     }
 }
 

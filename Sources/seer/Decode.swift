@@ -52,11 +52,12 @@ struct Decode: ParsableCommand {
             scale: scaleFactor ?? 1, includeRGB: rgb, applyOrientation: !noOrientation, fastDCT: fastDCT)
         do {
             // Grey PGM from a JPEG that needs no turning streams band by band, as djpeg does.
-            if !rgb, file != "-", !output.hasSuffix(".png"), try streamPGM(options) { return }
+            let input = Input(RawPath.argument(file) ?? Array(file.utf8))
+            if !rgb, file != "-", !output.hasSuffix(".png"), try input.withPath({ try streamPGM($0, options) }) { return }
             let image =
                 file == "-"
                 ? try ImageDecoder.decode(try readStandardInput(), options: options)
-                : try ImageDecoder.decode(contentsOf: file, options: options)
+                : try input.withPath { try ImageDecoder.decode(contentsOf: $0, options: options) }
             if output.hasSuffix(".png") {
                 if rgb, let colour = image.rgb { try PNGWriter.write(colour, to: output) } else {
                     try PNGWriter.write(image.gray, to: output)
@@ -124,11 +125,11 @@ extension Decode {
     /// having written nothing, when the photo cannot be decoded that way (not a JPEG, or it must be
     /// turned): then it is decoded in full. If decoding fails part-way, a file being written is
     /// emptied again, so no partial image is left behind, and the error is thrown.
-    func streamPGM(_ options: DecodeOptions) throws -> Bool {
+    func streamPGM(_ path: String, _ options: DecodeOptions) throws -> Bool {
         var fd: Int32 = -1
         defer { if fd > 1 { close(fd) } }
         do {
-            let info = try ImageDecoder.decodeRows(contentsOf: file, options: options) { band in
+            let info = try ImageDecoder.decodeRows(contentsOf: path, options: options) { band in
                 if fd < 0 {
                     fd = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                     guard fd >= 0 else { throw ImageError(.unreadable, "cannot create \(output)") }

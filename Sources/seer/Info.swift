@@ -48,7 +48,7 @@ struct Info: ParsableCommand {
                     ? try input.decode(options).info
                     : input.name == "-"
                         ? try ImageDecoder.info(of: try input.bytes(limit: Int.max), pixelLimit: pixelLimit)
-                        : try ImageDecoder.info(contentsOf: input.name, pixelLimit: pixelLimit)
+                        : try input.withPath { try ImageDecoder.info(contentsOf: $0, pixelLimit: pixelLimit) }
                 return .success(InfoReport(file: input.name, info: info))
             } catch {
                 return .failure(FileFailure(file: input.name, error: error))

@@ -12,7 +12,7 @@ enum MalformedCorpus {
     struct Entry: Sendable {
         var path: String
         var name: String
-        /// `any` (a typed error or a valid image), `corrupt` or `tooLarge`.
+        /// `any` (a typed error or a valid image), `decodes`, `corrupt` or `tooLarge`.
         var expect: String
     }
 
@@ -83,6 +83,7 @@ struct CorpusTests {
             switch entry.expect {
             case "corrupt": #expect(code == .corrupt, "\(entry.name) must be corrupt, was \(String(describing: code))")
             case "tooLarge": #expect(code == .tooLarge, "\(entry.name) must be tooLarge, was \(String(describing: code))")
+            case "decodes": #expect(code == nil, "\(entry.name) must decode, was \(String(describing: code))")
             default: break
             }
             let elapsed = ContinuousClock.now - start

@@ -114,6 +114,9 @@ int seer_jpeg_read_rows(SeerJPEGDecoder *decoder, uint8_t *buffer, size_t stride
    frame's blocks (0 for the default, 24), and the wall time in seconds from now (0 for none). Over
    either, decoding stops with SEER_ERR_TOO_LARGE. Call before seer_jpeg_start. */
 void seer_jpeg_set_limits(SeerJPEGDecoder *decoder, int workFactor, double seconds);
+/* Stops decoding with SEER_ERR_TOO_LARGE once the calling thread has used `seconds` of CPU time
+   from now (0: no limit). Checked as libjpeg reports progress (every few rows). */
+void seer_jpeg_set_cpu_limit(SeerJPEGDecoder *decoder, double seconds);
 /* The blocks the scans read so far ask to decode. */
 long long seer_jpeg_work(const SeerJPEGDecoder *decoder);
 /* The last error's text. */
@@ -142,9 +145,15 @@ void seer_png_destroy(SeerPNGDecoder *decoder);
 int seer_png_read_header(SeerPNGDecoder *decoder, SeerPNGInfo *info);
 /* Reads the whole image (interlaced too) into `buffer`, rows `stride` bytes apart. */
 int seer_png_read_image(SeerPNGDecoder *decoder, uint8_t *buffer, size_t stride);
+/* Reads the next row (width × channels bytes) into `row`: for images that are not interlaced, once
+   per row, instead of seer_png_read_image. */
+int seer_png_read_row(SeerPNGDecoder *decoder, uint8_t *row);
 /* Stops decoding with SEER_ERR_TOO_LARGE once `seconds` from now have passed (0: no limit). Call
    before seer_png_read_header. */
 void seer_png_set_deadline(SeerPNGDecoder *decoder, double seconds);
+/* Stops decoding with SEER_ERR_TOO_LARGE once the calling thread has used `seconds` of CPU time
+   from now (0: no limit), checked after each row. Call before seer_png_read_header. */
+void seer_png_set_cpu_limit(SeerPNGDecoder *decoder, double seconds);
 const char *seer_png_message(const SeerPNGDecoder *decoder);
 
 #endif
