@@ -12,7 +12,7 @@ rates. Per round and server it also prints the CPU time per request: the server'
 /proc) plus wrk's (which runs on the same cores), and apart, its pollers' (time the CPUs had nothing
 else to run). Then the median and quartiles of each server's
 ratios. `seer scan` is timed with the first --seer. A --seer may carry options for `seer serve` after
-the binary, to compare settings of one build: --seer "BIN --loop-scheduling normal".
+the binary, to compare settings of one build: --seer "BIN --queue 64".
 
 With --pin, the servers and `seer scan` run on the first --workers CPUs and wrk on the others, as
 when the clients are phones elsewhere (on 2 CPUs: --workers 1 --pin).

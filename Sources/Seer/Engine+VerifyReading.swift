@@ -100,6 +100,8 @@ extension Engine {
     }
 
     private func answer(_ photo: PhotoScan, _ request: ScanRequest, store: some SeerStore) throws -> ScanReport {
+        // A read asked to stop (``Cancellation``) may have stopped short: nothing of it is verified or saved.
+        try Cancellation.check()
         var report = photo.report
         var inputs: [ScanInput] = []
         var verified: [Int] = []

@@ -31,7 +31,8 @@ enum Locator {
         var rows: [TextRow] = []
         let radius = max(6, min(image.width, image.height) / 50)
         let mean = Binarize.localMean(image, integral: table, radius: radius)
-        for (dark, offset) in [(true, 12), (false, 12), (true, 5)] {
+        // Passes are skipped, and the joining of pieces stops, once the read is asked to stop (``Cancellation``).
+        for (dark, offset) in [(true, 12), (false, 12), (true, 5)] where !Cancellation.requested {
             let mask = Binarize.threshold(image, mean: mean, offset: offset, dark: dark)
             let blobs = Binarize.componentBoxes(mask)
             let maxHeight = Double(image.height) / 3
@@ -90,7 +91,7 @@ enum Locator {
         var pieces = groups.values.filter { $0.count >= 1 }.map { makeRow($0, lightOnDark: lightOnDark) }
             .sorted { ($0.x0, $0.y0) < ($1.x0, $1.y0) }
         var merged = true
-        while merged {
+        while merged && !Cancellation.requested {
             merged = false
             outer: for i in pieces.indices where pieces[i].blobs.count >= 2 {
                 for j in pieces.indices where j != i {

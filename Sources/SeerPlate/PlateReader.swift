@@ -153,8 +153,9 @@ public final class PlateReader: Sendable {
     /// Stage 2, prepare: every row straightened, segmented and read by the mask classifier
     /// (cheap), most promising first.
     func prepare(_ located: Located, in image: GrayImage, region: PlateRegion?) -> [(located: TextRow, rows: PreparedRow)] {
+        // Rows are skipped once the read is asked to stop (``Cancellation``), here and in stage 3.
         var prepared = (located.rows + located.edgeRows).compactMap { row in
-            prepare(located.full(row), in: image, region: region, minimumGlyphs: 3).map { (located: row, rows: $0) }
+            Cancellation.requested ? nil : prepare(located.full(row), in: image, region: region, minimumGlyphs: 3).map { (located: row, rows: $0) }
         }
         let tallestPrepared = prepared.map(\.rows.row.glyphHeight).max() ?? 1
         prepared.sort { a, b in
@@ -171,7 +172,7 @@ public final class PlateReader: Sendable {
         let search = CandidateSearch(grammar: grammar)
         var reads: [RowRead] = []
         try pool.withReader { ocr in
-            for (row, rows) in prepared.prefix(options.rowsRead) {
+            for (row, rows) in prepared.prefix(options.rowsRead) where !Cancellation.requested {
                 guard var read = readRow(rows, ocr: ocr, region: region, image: image) else { continue }
                 let partner = Self.upperPartner(of: row, among: located.all)
                 read.neighbours = Self.neighbours(of: row, among: located.all, except: partner)

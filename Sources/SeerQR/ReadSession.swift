@@ -66,8 +66,9 @@ struct ReadSession {
     }
 
     var elapsedMs: Double { Self.cpuMilliseconds() - start }
+    /// Whether the budget is spent, or the read was asked to stop (``Cancellation``).
     var outOfTime: Bool {
-        elapsedMs > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen)
+        elapsedMs > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen) || Cancellation.requested
     }
 
     /// The codes the photo shows so far: those read, or a third of the strong finder patterns seen,

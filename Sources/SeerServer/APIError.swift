@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOHTTP1
 import Seer
 
 /// Every error the service answers, as `{"error":{"code":…,"message":…}}` with its HTTP status.
@@ -40,6 +41,8 @@ public struct APIError: Error, Sendable, Equatable {
                 // Nobody reads it: the status is for the log line and the metrics (nginx's 499).
                 return APIError(.init(code: 499, reasonPhrase: "Client Closed Request"), "clientClosedRequest", "The client went away before its photo was read.")
             }
+        case let error as HTTPParserError:
+            return APIError.badRequest("malformedRequest", "The request is not valid HTTP/1.1 (\(error)).")
         case let error as HTTPError:
             let code: String
             switch error.status {

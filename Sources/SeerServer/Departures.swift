@@ -1,4 +1,6 @@
 import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
 import Synchronization
 
 /// Whether a connection's client is still there. It goes when the client ends its side of the
@@ -12,6 +14,7 @@ import Synchronization
 public final class ClientPresence: Sendable {
     struct State {
         var gone = false
+        var endAfterAnswer = false
         var next = 0
         var watchers: [Int: @Sendable () -> Void] = [:]
     }
@@ -41,6 +44,13 @@ public final class ClientPresence: Sendable {
     public func forget(_ token: Int) {
         _ = state.withLock { $0.watchers.removeValue(forKey: token) }
     }
+
+    /// Ends the connection once the answer being made is written (the rest of its request is not
+    /// worth reading: an upload too slow, or a body whose end cannot be known).
+    public func endAfterAnswer() { state.withLock { $0.endAfterAnswer = true } }
+
+    /// Whether the connection ends after the answer being made.
+    var endsAfterAnswer: Bool { state.withLock { $0.endAfterAnswer } }
 
     /// Marks the client gone and calls the watchers (once).
     public func depart() {
@@ -73,14 +83,22 @@ public final class Connections: Sendable {
     func closed(_ connection: ObjectIdentifier) { _ = open.withLock { $0.removeValue(forKey: connection) } }
 }
 
-/// Sits in a connection's pipeline after HTTP decoding: passes everything on, and marks the client gone
-/// at the end of its input or of the connection.
-final class ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    typealias InboundOut = NIOAny
+/// Sits in a connection's pipeline after HTTP decoding: passes everything on, marks the client gone
+/// at the end of its input or of the connection, ends the connection after an answer when asked
+/// (``ClientPresence/endAfterAnswer()``), and gives the answer to bytes that are not HTTP (which
+/// Hummingbird sends as a 400 with an empty body) the service's JSON error body.
+final class ConnectionWatcher: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
     let connections: Connections
     let presence = ClientPresence()
+    /// Why the request bytes are not HTTP, once the parser has said so.
+    var malformed: HTTPParserError?
+    /// The JSON body owed after a rewritten head.
+    var owed: [UInt8]?
 
     init(connections: Connections) { self.connections = connections }
 
@@ -101,5 +119,33 @@ final class ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         presence.depart()
         context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? HTTPParserError { malformed = error }
+        context.fireErrorCaught(error)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where malformed != nil && head.status == .badRequest && head.headerFields[.contentLength] == "0":
+            let body = APIError.from(malformed!).body
+            head.headerFields[.contentLength] = "\(body.count)"
+            head.headerFields[.contentType] = "application/json"
+            owed = body
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end:
+            if let owed {
+                self.owed = nil
+                context.write(wrapOutboundOut(.body(ByteBuffer(bytes: owed))), promise: nil)
+            }
+            guard presence.endsAfterAnswer else { return context.write(data, promise: promise) }
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        default:
+            context.write(data, promise: promise)
+        }
     }
 }

@@ -62,13 +62,14 @@ public final class ServiceMetrics: Sendable {
         func quote(_ text: String) -> String {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
-        lines.append("# HELP seer_http_requests_total HTTP requests answered, by method, route and status.")
-        lines.append("# TYPE seer_http_requests_total counter")
-        for (key, count) in storage.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-            lines.append("seer_http_requests_total{method=\(quote(key.method)),route=\(quote(key.route)),status=\"\(key.status)\"} \(count)")
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)"] + samples.map { "\(name)\($0.labels) \($0.value)" }
         }
-        lines.append("# HELP seer_http_request_duration_seconds Time to answer a request, by route.")
-        lines.append("# TYPE seer_http_request_duration_seconds histogram")
+        let requests = storage.requests.sorted { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }
+        metric(
+            "seer_http_requests_total", "counter", "HTTP requests answered, by method, route and status.",
+            requests.map { ("{method=\(quote($0.key.method)),route=\(quote($0.key.route)),status=\"\($0.key.status)\"}", "\($0.value)") })
+        lines += ["# HELP seer_http_request_duration_seconds Time to answer a request, by route.", "# TYPE seer_http_request_duration_seconds histogram"]
         for (route, histogram) in storage.latency.sorted(by: { $0.key < $1.key }) {
             for (index, bound) in Self.bounds.enumerated() {
                 lines.append("seer_http_request_duration_seconds_bucket{route=\(quote(route)),le=\"\(bound)\"} \(histogram.buckets[index])")
@@ -77,28 +78,16 @@ public final class ServiceMetrics: Sendable {
             lines.append("seer_http_request_duration_seconds_sum{route=\(quote(route))} \(histogram.sum)")
             lines.append("seer_http_request_duration_seconds_count{route=\(quote(route))} \(histogram.count)")
         }
-        lines.append("# HELP seer_recognitions_total Photos read, by outcome (ok or the error code).")
-        lines.append("# TYPE seer_recognitions_total counter")
-        for (outcome, count) in storage.recognitions.sorted(by: { $0.key < $1.key }) {
-            lines.append("seer_recognitions_total{outcome=\(quote(outcome))} \(count)")
-        }
-        lines.append("# HELP seer_refused_total Requests refused by the worker queue, by reason.")
-        lines.append("# TYPE seer_refused_total counter")
-        for (reason, count) in storage.refused.sorted(by: { $0.key < $1.key }) {
-            lines.append("seer_refused_total{reason=\(quote(reason))} \(count)")
-        }
-        lines.append("# HELP seer_queue_depth Photos waiting for a worker.")
-        lines.append("# TYPE seer_queue_depth gauge")
-        lines.append("seer_queue_depth \(pool.depth)")
-        lines.append("# HELP seer_waiting_for_room Photos waiting for room in the queue, their bodies not yet read.")
-        lines.append("# TYPE seer_waiting_for_room gauge")
-        lines.append("seer_waiting_for_room \(pool.waitingForRoom)")
-        lines.append("# HELP seer_workers_busy Workers reading a photo.")
-        lines.append("# TYPE seer_workers_busy gauge")
-        lines.append("seer_workers_busy \(pool.busy)")
-        lines.append("# HELP seer_workers Workers in the pool.")
-        lines.append("# TYPE seer_workers gauge")
-        lines.append("seer_workers \(pool.threads)")
+        metric(
+            "seer_recognitions_total", "counter", "Photos read, by outcome (ok or the error code).",
+            storage.recognitions.sorted { $0.key < $1.key }.map { ("{outcome=\(quote($0.key))}", "\($0.value)") })
+        metric(
+            "seer_refused_total", "counter", "Requests refused by the worker queue, by reason.",
+            storage.refused.sorted { $0.key < $1.key }.map { ("{reason=\(quote($0.key))}", "\($0.value)") })
+        metric("seer_queue_depth", "gauge", "Photos waiting for a worker.", [("", "\(pool.depth)")])
+        metric("seer_waiting_for_room", "gauge", "Photos waiting for room in the queue, their bodies read.", [("", "\(pool.waitingForRoom)")])
+        metric("seer_workers_busy", "gauge", "Workers reading a photo.", [("", "\(pool.busy)")])
+        metric("seer_workers", "gauge", "Workers in the pool.", [("", "\(pool.threads)")])
         return lines.joined(separator: "\n") + "\n"
     }
 }

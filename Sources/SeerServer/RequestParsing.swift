@@ -1,13 +1,14 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// Reading what a request sends: the body (bounded while it streams), query parameters, JSON
 /// objects with known keys only, and multipart form data.
 extension Request {
     /// The body, refused with 413 as soon as it passes `limit` bytes (a `Content-Length` over the
     /// limit is refused before anything is read).
-    func bytes(limit: Int) async throws -> [UInt8] {
+    func bytes(limit: Int, received: Received? = nil) async throws -> [UInt8] {
         let declared = headers[.contentLength].flatMap(Int.init)
         if let declared, declared > limit {
             throw APIError(.contentTooLarge, "tooLarge", "The body is \(declared) bytes; the limit is \(limit).")
@@ -20,8 +21,50 @@ extension Request {
             }
             // One copy of the chunk's memory, not a walk over its bytes.
             buffer.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
+            received?.count.store(bytes.count, ordering: .relaxed)
         }
         return bytes
+    }
+
+    /// A photo's body as it arrives, under a time limit and a minimum rate: it must be whole by
+    /// `deadline`, and once `grace` has passed it must have come at `minimumRate` bytes per second
+    /// on average since then. A slower upload is refused (400 `uploadTooSlow`) and its connection ends
+    /// after the answer, so that a client that sends a few bytes and waits holds nothing for long.
+    func upload(limit: Int, by deadline: ContinuousClock.Instant, minimumRate: Int, grace: Duration, client: ClientPresence?) async throws
+        -> [UInt8]
+    {
+        let received = Received()
+        let start = ContinuousClock.now
+        let body = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask { try await self.bytes(limit: limit, received: received) }
+            group.addTask {
+                // Wakes at the grace's end, then every quarter second, until the body is whole.
+                var wake = min(start + grace, deadline)
+                while true {
+                    try await Task.sleep(until: wake)
+                    let now = ContinuousClock.now
+                    let owed = Double(minimumRate) * max(0, (now - start - grace).seconds)
+                    if now >= deadline || Double(received.count.load(ordering: .relaxed)) < owed { return nil }
+                    wake = min(now + .milliseconds(250), deadline)
+                }
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        guard let body else {
+            client?.endAfterAnswer()
+            throw APIError.badRequest(
+                "uploadTooSlow",
+                "The body did not arrive in time: it must arrive within the time budget and, after \(grace.seconds) s, at \(minimumRate) bytes a second or more."
+            )
+        }
+        return body
+    }
+
+    /// Bytes of a body received so far.
+    final class Received: Sendable {
+        let count = Atomic(0)
     }
 
     /// The media type of the body, lower-cased, without parameters (`image/jpeg`).
@@ -192,21 +235,7 @@ struct MultipartFile {
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        var index = start
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first {
-                var match = true
-                for offset in 1..<needle.count where haystack[index + offset] != needle[offset] {
-                    match = false
-                    break
-                }
-                if match { return index }
-            }
-            index += 1
-        }
-        return nil
+        start <= haystack.count ? haystack[start...].firstRange(of: needle)?.lowerBound : nil
     }
 }
 

@@ -91,7 +91,6 @@ enum Routes {
 
     static func postScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
         let start = ContinuousClock.now
-        let resume = SeerService.resumer(context)
         let client = service.connections.presence(of: context.connection)
         let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region", "timing"])
         let timing: Bool
@@ -132,14 +131,17 @@ enum Routes {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             throw APIError(.contentTooLarge, "tooLarge", "The body is \(declared) bytes; the limit is \(limit).")
         }
-        // Room in the queue is held before the photo is read. When the queue is full the request waits
-        // for room in turn, its body unread (the connection's buffers hold what has arrived), for at
-        // most `admissionWait`; then it is answered 503 with Retry-After, its body never read.
-        // A photo whose client goes while it waits gives up its place, and one whose client has gone
-        // is neither read nor recognised.
-        let reservation = try await service.recognition.reserve(waiting: service.configuration.admissionWait, resume: resume, client: client)
-        if client?.isGone == true { throw WorkerPool.Refusal.clientGone }
-        let body = try await request.bytes(limit: limit)
+        // The photo is read first, under a time limit and a minimum rate; only a photo that has arrived
+        // takes room in the queue (waiting for it when the queue is full, for at most `admissionWait`).
+        let configuration = service.configuration
+        let body = try await request.upload(
+            limit: limit, by: start + configuration.timeBudget, minimumRate: configuration.uploadMinimumRate,
+            grace: configuration.uploadGrace, client: client)
+        if body.isEmpty && request.headers[.contentLength] == nil {
+            // An HTTP/1.0 body without a length cannot be told from the next request: end the connection.
+            client?.endAfterAnswer()
+            throw APIError.badRequest("lengthRequired", "The photo came without a Content-Length, so none of it was read: send its length.")
+        }
         var photo = body
         var file = "upload"
         if type == "multipart/form-data" {
@@ -157,7 +159,7 @@ enum Routes {
         let budget = service.configuration.timeBudget - (ContinuousClock.now - start)
         guard budget > .zero else { throw WorkerPool.Refusal.timedOut }
         // The worker also writes the answer's JSON, so that the event loop only sends it.
-        let answer = try await service.recognition.run(reservation: reservation, budget: budget, resume: resume) {
+        let answer = try await service.recognition.run(budget: budget, waiting: configuration.admissionWait, client: client) {
             if client?.isGone == true { throw WorkerPool.Refusal.clientGone }
             var report: ScanReport
             do {

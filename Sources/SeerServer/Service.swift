@@ -1,11 +1,8 @@
-import CSeerShims
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import NIOPosix
 import Seer
-import Synchronization
 
 /// How the service runs: where it listens and the limits that protect the machine.
 public struct ServiceConfiguration: Sendable {
@@ -22,76 +19,27 @@ public struct ServiceConfiguration: Sendable {
     public var maxBodyBytes = 20 << 20
     /// Time budget of one request's work (waiting for a worker included). Default 30 s.
     public var timeBudget: Duration = .seconds(30)
-    /// How long a photo that finds the queue full waits for room, its body not yet read, before it is
+    /// How long a photo that finds the queue full waits for room, its body read, before it is
     /// answered 503 with `Retry-After`. Default 1 s, the `Retry-After` it would be given.
     public var admissionWait: Duration = .seconds(1)
-    /// Photos that may wait for room at once, their bodies not yet read; one more is answered 503 at
-    /// once. Default: 128 per worker, and never fewer than the queue limit.
+    /// Photos that may wait for room at once, their bodies read; one more is answered 503 at once.
+    /// Default: 128 per worker, and never fewer than the queue limit.
     ///
-    /// A waiting photo costs little (a suspended request, and what its connection has buffered of its
-    /// body: NIO stops reading it after a few reads), and it waits at most ``admissionWait``. So a
-    /// crowd of clients that retry at once when refused waits its turn, each retrying at most once per
-    /// wait, instead of being refused and resending its upload as fast as the loopback carries it.
+    /// A waiting photo costs a suspended request and its body, and it waits at most
+    /// ``admissionWait``. So a crowd of clients that retry at once when refused waits its turn, each
+    /// retrying at most once per wait, instead of being refused and resending its upload as fast as
+    /// the loopback carries it.
     public var admissionLimit: Int?
-
-    /// Whether each recognition worker is kept on a CPU of its own. Default ``WorkerPinning/auto``.
-    public var pinWorkers: WorkerPinning = .auto
-
-    /// Whether recognition workers are kept on CPUs of their own.
-    public enum WorkerPinning: String, Sendable, CaseIterable {
-        /// When there is one worker per CPU the process may use (the default sizing), and more than
-        /// one: worker `i` on the `i`-th of those CPUs.
-        case auto
-        /// Always: worker `i` on the `i`-th CPU the process may use, in turn when there are fewer.
-        case yes
-        /// Never: the system places them.
-        case no
-    }
-
-    /// How long the CPUs the workers use keep polling after the last photo finishes, instead of
-    /// halting (``BusyPoll``); zero turns polling off. Default 1 ms.
-    ///
-    /// While photos flow, a CPU that halts between two of them must be woken for the next, and on a
-    /// virtual machine it then often finds its caches cold; with polling, at one client a small photo
-    /// is answered about a fifth sooner. The pollers run only when their CPU has nothing else to run,
-    /// so they take no time from any work; the time they spend is time the CPU would have halted. Turn
-    /// it off (`seer serve --busy-poll 0`) where idle CPU time is billed or shared.
-    public var busyPoll: Duration = .milliseconds(1)
-
-    /// The CPUs polled while photos flow, given the CPUs the process may run on: the workers' CPUs
-    /// when they are pinned, else the first `workers + 1` of `allowed` (the workers' and an event
-    /// loop's).
-    public func polledCPUs(allowed: [Int]) -> [Int] {
-        let pinned = workerCPUs(allowed: allowed)
-        if !pinned.isEmpty { return Array(Set(pinned)).sorted() }
-        return Array(allowed.prefix(max(1, workers) + 1))
-    }
+    /// The slowest upload accepted, in bytes per second on average once ``uploadGrace`` has passed;
+    /// a slower one is answered 400 `uploadTooSlow` and its connection closed. Default 16 KiB/s.
+    /// A request holds no room in the queue while its body arrives, and its body must arrive within
+    /// the ``timeBudget`` too.
+    public var uploadMinimumRate = 16 << 10
+    /// How long an upload may take before ``uploadMinimumRate`` applies. Default 2 s.
+    public var uploadGrace: Duration = .seconds(2)
 
     /// The defaults.
     public init() {}
-
-    /// The CPU of each worker (worker `i` on the `i`-th, in turn), given the CPUs the process may run
-    /// on; empty when the workers are not pinned.
-    ///
-    /// A worker kept on one CPU keeps its caches and is never moved while it reads a photo; with one
-    /// worker per CPU, no two workers share one while another idles. On a machine where other busy
-    /// processes share the same CPUs, the system can no longer move a worker away from them: set
-    /// ``WorkerPinning/no`` there (`seer serve --pin-workers no`).
-    public func workerCPUs(allowed: [Int]) -> [Int] {
-        switch pinWorkers {
-        case .no: return []
-        case .yes: return allowed
-        case .auto: return allowed.count == workers && workers > 1 ? allowed : []
-        }
-    }
-
-    /// The CPUs the calling thread may run on (its affinity), ascending; empty when unknown. From a
-    /// thread that is not pinned (the main thread, say), the CPUs the process may run on.
-    public static func allowedCPUs() -> [Int] {
-        var cpus = [Int32](repeating: 0, count: 1024)
-        let count = Int(seer_allowed_cpus(&cpus, Int32(cpus.count)))
-        return cpus.prefix(count).map(Int.init)
-    }
 
     /// The queue limit in force.
     public var effectiveQueueLimit: Int { queueLimit ?? 16 * max(1, workers) }
@@ -130,8 +78,6 @@ public final class SeerService: Sendable {
     public let recognition: WorkerPool
     /// Store work (history, messages, imports, keys): blocking store calls, off the event loops.
     public let storeWork: WorkerPool
-    /// Keeps the CPUs from halting while photos flow (``ServiceConfiguration/busyPoll``); nil when off.
-    public let busyPoll: BusyPoll?
     /// Counters for `/metrics`.
     public let metrics = ServiceMetrics()
     /// Whether each open connection's client is still there.
@@ -145,74 +91,16 @@ public final class SeerService: Sendable {
         self.keys = keys
         self.configuration = configuration
         self.logger = logger
-        let allowed = ServiceConfiguration.allowedCPUs()
-        let workerCPUs = configuration.workerCPUs(allowed: allowed)
-        let polled = configuration.busyPoll > .zero ? configuration.polledCPUs(allowed: allowed) : []
-        busyPoll = polled.isEmpty ? nil : BusyPoll(name: "seer-poll", cpus: polled, linger: configuration.busyPoll)
         recognition = WorkerPool(
             name: "seer-read", threads: configuration.workers, queueLimit: configuration.effectiveQueueLimit,
-            waitLimit: configuration.effectiveAdmissionLimit, cpus: workerCPUs, busyPoll: busyPoll)
+            waitLimit: configuration.effectiveAdmissionLimit)
         storeWork = WorkerPool(name: "seer-store", threads: 2, queueLimit: 256 * max(1, configuration.workers))
     }
 
-    /// Makes the event loops that serve the connections also run Swift's tasks (the request handlers),
-    /// in place of Swift's own thread pool, so that a request is not handed from one thread to another
-    /// between reading its body, its handler and writing its answer. Call once, from the main thread,
-    /// before any task starts, in a process that runs nothing but the service (a blocking call in a
-    /// task would hold up the connections of its event loop): the `seer serve` command.
-    /// - Returns: whether the event loops took over.
-    @discardableResult
-    public static func runTasksOnEventLoops() -> Bool {
-        let routed =
-            seer_route_global_jobs { job in
-                guard let job else { return }
-                // The loop this thread runs, if it runs one (no hop); else the next. The job runs as
-                // the global executor runs it, isolated to no actor: were it run as isolated to the
-                // loop (`EventLoop.enqueue(_:)`), every call into or return from a nonisolated async
-                // function would be a hop, and each hop a job enqueued on the loop again.
-                let loop = MultiThreadedEventLoopGroup.singleton.any()
-                let address = UInt(bitPattern: job)
-                loop.execute { seer_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
-            } == 1
-        if routed { tasksOnEventLoops.store(true, ordering: .releasing) }
-        return routed
-    }
-
-    /// Makes the threads of `group`'s event loops give way to the workers (Linux's SCHED_BATCH): a loop
-    /// that wakes for a request's bytes or a worker's answer while every core is busy does not
-    /// interrupt a worker in the middle of a photo; it runs at the core's next scheduler tick (4 ms at
-    /// most on a 250 Hz kernel), or as soon as a core is free. Its share of the CPU is unchanged, and
-    /// on an idle core it runs at once. Under full load this saves each photo about a third of its
-    /// worker's context switches, and the caches each switch costs. Call once, before the service
-    /// starts, in a process that runs the service: `seer serve` does, unless told otherwise.
-    /// - Returns: whether every loop took the policy.
-    @discardableResult
-    public static func eventLoopsGiveWayToWorkers(_ group: MultiThreadedEventLoopGroup = .singleton) -> Bool {
-        var all = true
-        for loop in group.makeIterator() {
-            let set = (try? loop.submit { seer_thread_batch_scheduling() == 1 }.wait()) ?? false
-            all = all && set
-        }
-        return all
-    }
-
-    /// Whether ``runTasksOnEventLoops()`` took over.
-    static let tasksOnEventLoops = Atomic(false)
-
-    /// How a request waiting for a worker is resumed: on its connection's event loop when the event
-    /// loops run the tasks (a task resumed there runs there, and writes its answer without a hop to
-    /// another loop); else as the runtime schedules it.
-    static func resumer(_ context: SeerRequestContext) -> WorkerPool.Resumer? {
-        guard tasksOnEventLoops.load(ordering: .acquiring) else { return nil }
-        let loop = context.eventLoop
-        return { resume in loop.execute(resume) }
-    }
-
-    /// Stops the worker threads after the queued jobs.
+    /// Stops the worker threads.
     public func shutdown() {
         recognition.shutdown()
         storeWork.shutdown()
-        busyPoll?.stop()
     }
 
     /// The routes, as registered; the OpenAPI document lists exactly these.
@@ -284,8 +172,6 @@ public struct SeerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller, on routes that need a key.
     public var caller: Caller?
-    /// The event loop of the request's connection.
-    public var eventLoop: any EventLoop
     /// The request's connection (for ``Connections/presence(of:)``).
     public var connection: ObjectIdentifier
 
@@ -293,7 +179,6 @@ public struct SeerRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         caller = nil
-        eventLoop = source.channel.eventLoop
         connection = ObjectIdentifier(source.channel)
     }
 }

@@ -10,8 +10,6 @@ import Synchronization
 import Glibc
 #endif
 
-extension ServiceConfiguration.WorkerPinning: ExpressibleByArgument {}
-
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -37,7 +35,7 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: "Photos that may wait for a worker before requests are answered 503 (default: 16 per worker).")
     var queue: Int?
 
-    @Option(name: .long, help: "Photos that may wait for room in the queue, their bodies unread, each for at most a second, before requests are answered 503 at once (default: 128 per worker).")
+    @Option(name: .long, help: "Photos that may wait for room in the queue, their bodies read, each for at most a second, before requests are answered 503 at once (default: 128 per worker).")
     var waiting: Int?
 
     @Option(name: .long, help: "The largest request body in bytes (20 MiB by default).")
@@ -48,31 +46,6 @@ struct Serve: ParsableCommand {
 
     @Option(name: .long, help: "Seconds one request may take, waiting for a worker included.")
     var timeout = 30.0
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "How the event loops are scheduled: batch (default: a loop that wakes while every core is busy waits for the next scheduler tick or a free core, instead of interrupting a worker in the middle of a photo) or normal.",
-            valueName: "batch|normal"))
-    var loopScheduling: LoopScheduling = .batch
-
-    enum LoopScheduling: String, ExpressibleByArgument, CaseIterable {
-        case batch, normal
-    }
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Keep each worker on a CPU of its own: auto (default: when there is one worker per CPU this process may use), yes, or no (other busy processes share the CPUs).",
-            valueName: "auto|yes|no"))
-    var pinWorkers: ServiceConfiguration.WorkerPinning = .auto
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Milliseconds the workers' CPUs keep polling after the last photo finishes, instead of halting (default 1; 0 turns it off). The pollers run only when a CPU has nothing else to run; turn them off where idle CPU time is billed or shared.",
-            valueName: "ms"))
-    var busyPoll = 1.0
 
     @Flag(name: .long, help: "Start on a fresh temporary database with the demo registry; print one API key per role and a link to the web app.")
     var demo = false
@@ -93,12 +66,9 @@ struct Serve: ParsableCommand {
         if maxBody < 1 { throw ValidationError("--max-body must be positive.") }
         if !(maxMegapixels > 0) { throw ValidationError("--max-megapixels must be positive.") }
         if !(timeout > 0) { throw ValidationError("--timeout must be positive.") }
-        if !(busyPoll >= 0 && busyPoll <= 1000) { throw ValidationError("--busy-poll runs from 0 to 1000 milliseconds.") }
     }
 
     func run() throws {
-        let onEventLoops = SeerService.runTasksOnEventLoops()
-        let loopsGiveWay = loopScheduling == .batch && SeerService.eventLoopsGiveWayToWorkers()
         var logger = Logger(label: "seer.serve")
         logger.logLevel = getenv("SEER_LOG").flatMap { Logger.Level(rawValue: String(cString: $0)) } ?? .info
         // --db, else SEER_DB, else the default file: the keys are in the same store.
@@ -131,14 +101,10 @@ struct Serve: ParsableCommand {
         configuration.workers = workers
         configuration.queueLimit = queue
         configuration.admissionLimit = waiting
-        configuration.pinWorkers = pinWorkers
-        configuration.busyPoll = .microseconds(Int((busyPoll * 1000).rounded()))
         configuration.maxBodyBytes = maxBody
         configuration.timeBudget = .milliseconds(Int(timeout * 1000))
         let service = SeerService(engine: engine, keys: keys, configuration: configuration, logger: logger)
         let (log, database, chosen, host, port, appKeys) = (logger, storeName(db), configuration, host, port, demoKeys)
-        let pinned = service.recognition.cpus
-        let cpus = pinned.isEmpty ? "any" : pinned.map(String.init).joined(separator: ",")
         let tlsFiles = tlsCert.map { TLSFiles(certificate: $0, key: tlsKey ?? "") }
         let scheme = tlsFiles == nil ? "http" : "https"
         let onRunning: SeerService.ServerRunning = { channel in
@@ -153,11 +119,8 @@ struct Serve: ParsableCommand {
             log.info(
                 "listening",
                 metadata: [
-                    "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)", "waiting": "\(chosen.effectiveAdmissionLimit)",
-                    "tasks": "\(onEventLoops ? "event-loops" : "swift-pool")", "loops": "\(loopsGiveWay ? "batch" : "normal")",
-                    "cpus": "\(cpus)",
-                    "polled": "\(service.busyPoll.map { $0.cpus.map(String.init).joined(separator: ",") } ?? "none")",
-                    "scheme": "\(scheme)",
+                    "address": "\(address)", "db": "\(database)", "workers": "\(chosen.workers)", "queue": "\(chosen.effectiveQueueLimit)",
+                    "waiting": "\(chosen.effectiveAdmissionLimit)", "scheme": "\(scheme)",
                 ])
             Console.err("seer: listening on \(scheme)://\(address)")
         }

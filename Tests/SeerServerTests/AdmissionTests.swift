@@ -17,8 +17,7 @@ struct AdmissionTests {
         let release = DispatchSemaphore(value: 0)
         let started = Mutex(false)
         let task = Task {
-            let room = try await pool.reserve(waiting: .seconds(20))
-            try await pool.run(reservation: room) {
+            try await pool.run(waiting: .seconds(20)) {
                 started.withLock { $0 = true }
                 release.wait()
             }
@@ -28,37 +27,33 @@ struct AdmissionTests {
         return (task, release)
     }
 
-    @Test("reservations: room is held before the job is submitted; callers wait in turn, bounded in number and time")
-    func reservations() async throws {
+    @Test("admission: a job takes room before it runs; callers wait in turn, bounded in number and time")
+    func admission() async throws {
         let pool = WorkerPool(name: "test", threads: 1, queueLimit: 0, waitLimit: 1)
         defer { pool.shutdown() }
         let (held, release) = try await Self.hold(pool)
+        #expect(pool.isFull)
         // No room: one caller waits, the next is refused at once.
-        let waiting = Task { try await pool.reserve(waiting: .seconds(20)) }
+        let waiting = Task { try await pool.run(waiting: .seconds(20)) { 42 } }
         for _ in 0..<500 where pool.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(pool.waitingForRoom == 1)
         let start = ContinuousClock.now
-        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.reserve(waiting: .seconds(20)) }
+        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.run(waiting: .seconds(20)) { 0 } }
         // At once, not after the 20 s it would have waited (a loaded machine may take seconds).
         #expect(ContinuousClock.now - start < .seconds(15))
-        // Room frees: it goes to the waiting caller, whose job then runs in it.
+        // Without a wait, a caller that finds no room is refused at once.
+        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.run { 0 } }
+        // Room frees: it goes to the waiting caller, whose job then runs.
         release.signal()
         try await held.value
-        let reservation = try await waiting.value
-        #expect(pool.depth == 1)
-        #expect(pool.isFull)
-        // The room is held: a job without a reservation is refused, the reserved one runs.
-        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.run { 0 } }
-        #expect(try await pool.run(reservation: reservation) { 42 } == 42)
+        #expect(try await waiting.value == 42)
         #expect(pool.depth == 0)
-        // A reservation dropped unused gives its room back.
-        do { _ = try await pool.reserve(waiting: .seconds(20)) }
         #expect(!pool.isFull)
         #expect(try await pool.run { 7 } == 7)
         // A caller that waits longer than its time is refused.
         let (heldAgain, releaseAgain) = try await Self.hold(pool)
         let waited = ContinuousClock.now
-        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.reserve(waiting: .milliseconds(200)) }
+        await #expect(throws: WorkerPool.Refusal.overloaded) { _ = try await pool.run(waiting: .milliseconds(200)) { 0 } }
         #expect(ContinuousClock.now - waited >= .milliseconds(200))
         #expect(pool.waitingForRoom == 0)
         releaseAgain.signal()
@@ -108,36 +103,39 @@ struct AdmissionTests {
         }
     }
 
-    @Test("a full queue answers 503 with Retry-After after the admission wait, without reading the body")
-    func refusedUnread() async throws {
+    @Test("a full queue answers a photo 503 with Retry-After after the admission wait; a request whose photo has not arrived holds no room")
+    func refusedAfterTheWait() async throws {
         let harness = try Harness { service, _ in
             service.workers = 1
             service.queueLimit = 0
             service.admissionLimit = 1
             service.admissionWait = .milliseconds(300)
         }
-        let (held, release) = try await Self.hold(harness.service.recognition)
+        let photo = try Photos.bytes("TestImages/products/authentic-link.png")
+        let pool = harness.service.recognition
+        let (held, release) = try await Self.hold(pool)
         try await harness.service.application().test(.live) { client in
             let port = try #require(client.port)
-            // The head of a 5 MB upload, and not one byte of its body: the answer cannot wait for it.
+            // The head of a 5 MB upload, and not one byte of its body: it waits for its photo, not for room.
+            let stalled = try LoopbackSocket(port: port)
+            try stalled.send(Array("POST /v1/scans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.device)\r\nContent-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n".utf8))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(pool.waitingForRoom == 0)
+            // A whole photo waits for room for the admission wait, then is refused.
             let start = ContinuousClock.now
-            let head = "POST /v1/scans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.device)\r\nContent-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n"
-            let answer = try await RawHTTP.onThread { try RawHTTP.headOnly(port: port, head: head) }
-            let elapsed = ContinuousClock.now - start
-            #expect(answer.status == 503)
-            #expect(answer.headers["retry-after"] == "1")
-            #expect(answer.body.contains("\"code\":\"overloaded\""))
-            // Answered without the body: a server waiting for it would not answer before the socket's
-            // 20 s timeout, and `headOnly` would throw.
-            #expect(elapsed >= .milliseconds(300))
+            let answer = try await DepartureTests.scan(client, harness, photo)
+            #expect(answer.status == .serviceUnavailable)
+            #expect(answer.headers[.retryAfter] == "1")
+            #expect(String(buffer: answer.body).contains("\"code\":\"overloaded\""))
+            #expect(ContinuousClock.now - start >= .milliseconds(300))
             // A body-less request finds the service answering.
             #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+            stalled.close()
         }
         release.signal()
         try await held.value
     }
 }
-
 
 /// A photo whose client goes away is dropped: from the waiting room at once, and from the queue
 /// without being recognised.
@@ -278,6 +276,11 @@ enum RawHTTP {
     static func headOnly(port: Int, head: String, timeout: Int = 20) throws -> Answer {
         let connection = try LoopbackSocket(port: port, timeout: timeout)
         try connection.send(Array(head.utf8))
+        return try read(connection)
+    }
+
+    /// Reads one answer (its headers and its Content-Length body) from `connection`.
+    static func read(_ connection: LoopbackSocket) throws -> Answer {
         var received: [UInt8] = []
         while true {
             let text = String(decoding: received, as: UTF8.self)
@@ -295,7 +298,7 @@ enum RawHTTP {
                 }
             }
             let bytes: [UInt8]
-            do { bytes = try connection.receive() } catch { throw Failure(description: "no answer within \(timeout) s (\(error))") }
+            do { bytes = try connection.receive() } catch { throw Failure(description: "no answer in time (\(error))") }
             if bytes.isEmpty { throw Failure(description: "closed before a whole answer: \(String(decoding: received, as: UTF8.self))") }
             received += bytes
         }

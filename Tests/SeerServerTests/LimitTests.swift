@@ -1,4 +1,3 @@
-import CSeerShims
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -230,65 +229,30 @@ struct LimitTests {
         }
     }
 
-    @Test("a caller that gives a resumer is resumed through it, once: after its job, and when its budget runs out")
-    func resumer() async throws {
-        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 2)
-        let queue = DispatchQueue(label: "resumer")
-        let used = Mutex(0)
-        let resumer: WorkerPool.Resumer = { resume in
-            used.withLock { $0 += 1 }
-            queue.async(execute: resume)
-        }
-        let value = try await pool.run(reservation: try await pool.reserve(waiting: .zero), resume: resumer) { 42 }
-        #expect(value == 42)
-        #expect(used.withLock { $0 } == 1)
+    @Test("a job over its budget is answered timedOut at once, its cancellation requested; its room is given back when it ends")
+    func budgetCancels() async throws {
+        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 0)
+        defer { pool.shutdown() }
+        let stopped = DispatchSemaphore(value: 0)
+        let start = ContinuousClock.now
         await #expect(throws: WorkerPool.Refusal.timedOut) {
-            try await pool.run(reservation: try await pool.reserve(waiting: .zero), budget: .milliseconds(20), resume: resumer) {
-                Thread.sleep(forTimeInterval: 0.2)
+            try await pool.run(budget: .milliseconds(100)) {
+                // Works until asked to stop, as recognition does between its steps.
+                while !Cancellation.requested { Thread.sleep(forTimeInterval: 0.005) }
+                stopped.signal()
                 return 1
             }
         }
-        #expect(used.withLock { $0 } == 2)
-        // The job that timed out ends later without resuming its caller again.
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        for _ in 0..<500 where pool.busy > 0 || pool.isFull { try await Task.sleep(for: .milliseconds(5)) }
         #expect(try await pool.run { 3 } == 3)
-        #expect(used.withLock { $0 } == 2)
-        pool.shutdown()
+        // Work run without a budget is never asked to stop.
+        #expect(try await pool.run { Cancellation.current != nil && !Cancellation.requested })
+        #expect(!Cancellation.requested)
     }
 
-    @Test("a caller waiting for room is resumed through its resumer when room comes, or when its wait runs out")
-    func waiterResumer() async throws {
-        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 0, waitLimit: 2)
-        let queue = DispatchQueue(label: "resumer")
-        let used = Mutex(0)
-        let resumer: WorkerPool.Resumer = { resume in
-            used.withLock { $0 += 1 }
-            queue.async(execute: resume)
-        }
-        let release = DispatchSemaphore(value: 0)
-        let busy = try await pool.reserve(waiting: .zero)
-        async let first: Int = pool.run(reservation: busy) {
-            release.wait()
-            return 1
-        }
-        // The thread is taken: this caller waits for room, then runs.
-        while pool.busy == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        async let waited = pool.reserve(waiting: .seconds(30), resume: resumer)
-        while pool.waitingForRoom == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(used.withLock { $0 } == 0)
-        release.signal()
-        let room = try await waited
-        #expect(used.withLock { $0 } == 1, "resumed through the resumer when the first job ended")
-        #expect(try await pool.run(reservation: room) { 2 } == 2)
-        #expect(try await first == 1)
-        // A wait that runs out is refused through the resumer too.
-        let hold = try await pool.reserve(waiting: .zero)
-        await #expect(throws: WorkerPool.Refusal.overloaded) { try await pool.reserve(waiting: .milliseconds(30), resume: resumer) }
-        #expect(used.withLock { $0 } == 2)
-        withExtendedLifetime(hold) {}
-        pool.shutdown()
-    }
-
-    @Test("the pool runs jobs off the caller's thread, and every queued job before it stops")
+    @Test("the pool runs jobs off the caller's thread; once shut down it refuses them")
     func poolShutdown() async throws {
         let pool = WorkerPool(name: "test", threads: 2, queueLimit: 10)
         final class Counter: Sendable {
@@ -314,71 +278,6 @@ struct LimitTests {
         #expect((1...2).contains(count.threads.withLock { $0.count }))
         pool.shutdown()
         await #expect(throws: WorkerPool.Refusal.closed) { try await pool.run { 1 } }
-    }
-}
-
-@Suite("seer serve: scheduling")
-struct SchedulingTests {
-    @Test("the event loops give way to the workers (SCHED_BATCH); the workers keep the normal policy")
-    func loopsGiveWay() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let loops = Array(group.makeIterator())
-        func batch(_ loop: any EventLoop) async throws -> Bool { try await loop.submit { seer_thread_is_batch_scheduled() == 1 }.get() }
-        for loop in loops { #expect(try await batch(loop) == false) }
-        #expect(SeerService.eventLoopsGiveWayToWorkers(group))
-        for loop in loops { #expect(try await batch(loop)) }
-        let pool = WorkerPool(name: "test", threads: 1, queueLimit: 1)
-        #expect(try await pool.run { seer_thread_is_batch_scheduled() } == 0)
-        pool.shutdown()
-        try await group.shutdownGracefully()
-    }
-
-    @Test("a task's job run as the global executor runs it takes its hops between nonisolated functions at once; run as isolated to its loop, each hop is a job")
-    func jobsRunAsGlobal() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        let calls = 200
-        let asGlobal = LoopTaskExecutor(loop: loop, isolated: false)
-        let asLoop = LoopTaskExecutor(loop: loop, isolated: true)
-        #expect(await withTaskExecutorPreference(asGlobal) { await hops(calls, on: loop) } == calls)
-        #expect(await withTaskExecutorPreference(asLoop) { await hops(calls, on: loop) } == calls)
-        // The job that enters and any that a hop back to the test's own executor leaves behind.
-        #expect(asGlobal.jobs.load(ordering: .relaxed) <= 4)
-        #expect(asLoop.jobs.load(ordering: .relaxed) >= calls)
-        try await group.shutdownGracefully()
-    }
-
-    @Test("workers given CPUs are each kept on theirs; without, they may run on any the process may use")
-    func pinnedWorkers() async throws {
-        let allowed = ServiceConfiguration.allowedCPUs()
-        try #require(!allowed.isEmpty)
-        let cpu = try #require(allowed.last)
-        let pinned = WorkerPool(name: "test", threads: 2, queueLimit: 8, cpus: [cpu])
-        #expect(pinned.cpus == [cpu])
-        for _ in 0..<6 { #expect(try await pinned.run { ServiceConfiguration.allowedCPUs() } == [cpu]) }
-        pinned.shutdown()
-        let free = WorkerPool(name: "test", threads: 2, queueLimit: 8)
-        #expect(free.cpus.isEmpty)
-        #expect(try await free.run { ServiceConfiguration.allowedCPUs() } == allowed)
-        free.shutdown()
-    }
-
-    @Test("workers are pinned by default only when there is one per CPU, and more than one")
-    func pinningPolicy() {
-        var configuration = ServiceConfiguration()
-        configuration.workers = 2
-        #expect(configuration.workerCPUs(allowed: [0, 1]) == [0, 1])
-        #expect(configuration.workerCPUs(allowed: [2, 5]) == [2, 5])
-        #expect(configuration.workerCPUs(allowed: [0, 1, 2, 3]) == [])
-        #expect(configuration.workerCPUs(allowed: [0]) == [])
-        #expect(configuration.workerCPUs(allowed: []) == [])
-        configuration.workers = 1
-        #expect(configuration.workerCPUs(allowed: [3]) == [])
-        configuration.pinWorkers = .yes
-        #expect(configuration.workerCPUs(allowed: [0, 1, 2, 3]) == [0, 1, 2, 3])
-        configuration.workers = 2
-        configuration.pinWorkers = .no
-        #expect(configuration.workerCPUs(allowed: [0, 1]) == [])
     }
 }
 
@@ -431,38 +330,3 @@ struct HeaderValueTests {
         #expect("\u{00A0}x\n".trimmingSpaces() == "\u{00A0}x\n")
     }
 }
-
-/// Runs the jobs of the tasks that prefer it on `loop`, as `SeerService.runTasksOnEventLoops()` does
-/// (`isolated: false`) or as `EventLoop.enqueue(_:)` does (`isolated: true`), and counts them.
-final class LoopTaskExecutor: TaskExecutor {
-    let loop: any EventLoop
-    let isolated: Bool
-    let jobs = Atomic(0)
-
-    init(loop: any EventLoop, isolated: Bool) {
-        self.loop = loop
-        self.isolated = isolated
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        jobs.add(1, ordering: .relaxed)
-        let job = UnownedJob(job)
-        if isolated {
-            loop.enqueue(ExecutorJob(job))
-            return
-        }
-        let address = UInt(bitPattern: unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
-        loop.execute { seer_run_global_job(UnsafeMutableRawPointer(bitPattern: address)) }
-    }
-}
-
-/// Steps, each an opaque call of a nonisolated async function, all on `loop`'s thread; the count of
-/// those that ran there.
-func hops(_ count: Int, on loop: any EventLoop) async -> Int {
-    var onLoop = 0
-    for _ in 0..<count where await opaqueStep(loop) { onLoop += 1 }
-    return onLoop
-}
-
-/// A nonisolated async function the optimiser cannot see into: its call and return are hops.
-nonisolated(unsafe) var opaqueStep: @Sendable (any EventLoop) async -> Bool = { loop in loop.inEventLoop }

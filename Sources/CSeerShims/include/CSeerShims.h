@@ -25,58 +25,6 @@ enum {
    both settings took, 0 otherwise (another C library: nothing is changed). */
 int seer_keep_freed_buffers(size_t largestBlock, size_t keptFree);
 
-/* ---------- Swift's global executor ---------- */
-
-/* Receives a job (a Swift `UnownedJob`) that Swift's runtime would have run on its own thread pool. */
-typedef void (*seer_job_sink)(void *job);
-
-/* From now on, every job the Swift runtime enqueues on its global concurrent executor (a task with no
-   actor or executor of its own) goes to `target` instead, which must have it run on some thread.
-   For a process, not a library: call once, before any task starts. Returns 1 when installed, 0 when
-   another hook already is (nothing is changed). */
-int seer_route_global_jobs(seer_job_sink target);
-
-/* Runs a job the sink received, on the thread that calls it, as the global concurrent executor would:
-   with no actor's isolation, so that the task's hops between nonisolated functions run on at once
-   instead of being enqueued again. Available wherever seer_route_global_jobs can route jobs (elsewhere
-   it does nothing, and no sink ever receives a job). */
-void seer_run_global_job(void *job);
-
-/* Names the calling thread as the system shows it (its first 15 bytes: Linux's limit). Returns 1 when
-   named, 0 otherwise. */
-int seer_name_thread(const char *name);
-
-/* Puts the calling thread under Linux's SCHED_BATCH policy: when it wakes it does not preempt the
-   thread running on its core (it runs at the scheduler's next tick, or as soon as a core is free);
-   its share of the CPU is unchanged. Threads it starts later inherit the policy. Returns 1 when set,
-   0 otherwise (another system: nothing is changed). */
-int seer_thread_batch_scheduling(void);
-
-/* 1 when the calling thread runs under SCHED_BATCH, else 0. */
-int seer_thread_is_batch_scheduled(void);
-
-/* The CPUs the calling thread may run on (its affinity), ascending, at most `capacity` of them into
-   `cpus`. Returns how many (0 when unknown). */
-int seer_allowed_cpus(int *cpus, int capacity);
-
-/* Keeps the calling thread on one CPU (its affinity). Returns 1 when set, 0 otherwise. */
-int seer_pin_thread(int cpu);
-
-/* Puts the calling thread under Linux's SCHED_IDLE policy: it runs only when its CPU has nothing else
-   to run, and any other thread that wakes there takes the CPU from it at once. Returns 1 when set, 0
-   otherwise (another system: nothing is changed). */
-int seer_thread_idle_scheduling(void);
-
-/* Tells the CPU that the calling thread is spinning (x86 `pause`, Arm `yield`), so that a spin loop
-   uses less power and leaves its core's resources to other work. */
-static inline void seer_cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
 typedef struct SeerJPEGDecoder SeerJPEGDecoder;
