@@ -17,6 +17,8 @@ struct SeerPNGDecoder {
     size_t offset;
     uint32_t maxWidth;
     uint32_t maxHeight;
+    uint64_t maxPixels;     /* the caller's pixel limit, 0 for none */
+    int overLimit;          /* the header says more pixels than maxPixels: nothing more is read */
     int category;
     int headerRead;
     int colorType;
@@ -131,6 +133,20 @@ int seer_png_read_header(SeerPNGDecoder *d, SeerPNGInfo *out) {
     int depth = 0, color = 0, interlace = 0;
     png_get_IHDR(d->png, d->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
     d->colorType = color;
+    if (d->maxPixels && (uint64_t)width * (uint64_t)height > d->maxPixels) {
+        /* Over the caller's pixel limit: the header is all that is read. libpng's row buffers, which
+           png_read_update_info would allocate by the width, are never set up. */
+        d->overLimit = 1;
+        out->width = width;
+        out->height = height;
+        out->bitDepth = depth;
+        out->colorType = color;
+        out->interlaced = interlace != PNG_INTERLACE_NONE;
+        out->channels = png_get_channels(d->png, d->info);
+        out->exif = NULL;
+        out->exifLength = 0;
+        return SEER_OK;
+    }
     if (d->deadline > 0 || d->cpuDeadline > 0) png_set_read_status_fn(d->png, seer_png_row_done);
 
     /* Palette images come out as one index a byte and are expanded in seer_png_read_image, where an
@@ -198,6 +214,7 @@ static int seer_png_expand_palette(SeerPNGDecoder *d, uint8_t *row, size_t index
 
 int seer_png_read_image(SeerPNGDecoder *d, uint8_t *buffer, size_t stride) {
     if (!d || !d->headerRead || !buffer) return SEER_ERR_STATE;
+    if (d->overLimit) return SEER_ERR_TOO_LARGE;
     png_uint_32 height = png_get_image_height(d->png, d->info);
     png_bytepp rows = malloc(sizeof(png_bytep) * (height ? height : 1));
     if (!rows) return SEER_ERR_NO_MEMORY;
@@ -235,9 +252,14 @@ void seer_png_set_cpu_limit(SeerPNGDecoder *d, double seconds) {
 
 int seer_png_read_row(SeerPNGDecoder *d, uint8_t *row) {
     if (!d || !d->headerRead || !row) return SEER_ERR_STATE;
+    if (d->overLimit) return SEER_ERR_TOO_LARGE;
     if (setjmp(png_jmpbuf(d->png))) return d->category ? d->category : SEER_ERR_CORRUPT;
     png_uint_32 width = png_get_image_width(d->png, d->info);
     size_t indexOffset = d->paletteChannels ? (size_t)(d->paletteChannels - 1) * width : 0;
     png_read_row(d->png, row + indexOffset, NULL);
     return d->paletteChannels ? seer_png_expand_palette(d, row, indexOffset, width) : SEER_OK;
+}
+
+void seer_png_set_max_pixels(SeerPNGDecoder *d, uint64_t pixels) {
+    if (d) d->maxPixels = pixels;
 }

@@ -6,6 +6,7 @@ internal import CHeif
 final class HEIFDecoder {
     private let context: OpaquePointer
     private let handle: OpaquePointer
+    private let data: UnsafeRawBufferPointer
     /// The size libheif decodes to: after the boxes' transformations, before an EXIF orientation.
     let width: Int
     let height: Int
@@ -40,11 +41,10 @@ final class HEIFDecoder {
         }
         self.context = context
         self.handle = handle
+        self.data = data
         width = Int(heif_image_handle_get_width(handle))
         height = Int(heif_image_handle_get_height(handle))
-        if let failure = Self.codedSizeFault(data, width: width, height: height)
-            ?? HEIFBoxes.gridFault(data).map({ ImageError(.corrupt, "corrupt HEIC: \($0)") })
-        {
+        if let failure = Self.codedSizeFault(data, width: width, height: height) {
             heif_image_handle_release(handle)
             heif_context_free(context)
             throw failure
@@ -100,6 +100,8 @@ final class HEIFDecoder {
     /// onto white, as for PNG. Strict: damaged coded data is an error, never a concealed picture.
     /// The corresponding C function is `heif_decode_image`.
     func decode(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
+        // Checked here, after the caller's pixel limit: a grid its tiles do not cover is damage.
+        if let fault = HEIFBoxes.gridFault(data) { throw ImageError(.corrupt, "corrupt HEIC: \(fault)") }
         guard let options = heif_decoding_options_alloc() else {
             throw ImageError(.outOfMemory, "could not allocate HEIF decoding options")
         }

@@ -253,7 +253,8 @@ public enum ImageDecoder {
                 }
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             default:
-                let decoder = try PNGDecoder(raw, timeLimit: options.timeLimit, cpuLimit: options.budget.cpuSeconds)
+                let decoder = try PNGDecoder(
+                    raw, timeLimit: options.timeLimit, cpuLimit: options.budget.cpuSeconds, pixelLimit: options.pixelLimit)
                 let header = try decoder.readHeader()
                 let info = ImageInfo(
                     format: .png, storedWidth: header.width, storedHeight: header.height,
@@ -435,8 +436,8 @@ public enum ImageDecoder {
     /// images returned (grey; colour when `includeRGB`; a second copy of each while the
     /// orientation is applied) and the decoder's own full-size buffers: libjpeg's coefficients for
     /// a progressive JPEG (2 bytes each, up to three full-resolution components), libpng's rows
-    /// (up to RGBA; grey from a PNG that is not interlaced needs only one row of them) and the
-    /// composited colour image, libheif's planes (up to 3 bytes a pixel) and its interleaved RGBA,
+    /// (up to RGBA; grey from a PNG that is not interlaced needs only one row of them, and libpng
+    /// keeps two rows of up to 8 bytes a pixel) and the composited colour image, libheif's planes (up to 3 bytes a pixel) and its interleaved RGBA,
     /// libwebp's RGBA output. Reductions (`scale`) are not counted.
     public static func estimatedMemory(_ info: ImageInfo, progressive: Bool = false, options: DecodeOptions) -> Int {
         let output = (1 + (options.includeRGB ? 3 : 0)) * (options.applyOrientation && info.orientation != .up ? 2 : 1)
@@ -449,6 +450,8 @@ public enum ImageDecoder {
         }
         let (pixels, overflow) = info.storedWidth.multipliedReportingOverflow(by: info.storedHeight)
         let (bytes, overflow2) = pixels.multipliedReportingOverflow(by: output + working)
-        return overflow || overflow2 ? Int.max : bytes
+        // libpng keeps two rows of up to 8 bytes a pixel (16-bit RGBA), whatever the height.
+        let rows = info.format == .png ? 16 * info.storedWidth : 0
+        return overflow || overflow2 || bytes > Int.max - rows ? Int.max : bytes + rows
     }
 }

@@ -7,13 +7,17 @@ final class PNGDecoder {
 
     /// `data` must stay alive and unmoved until this decoder is gone. Decoding stops with `tooLarge`
     /// after `timeLimit` seconds, or `cpuLimit` seconds of this thread's CPU time, when given.
-    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil, cpuLimit: Double? = nil) throws {
+    /// Only the header of an image over `pixelLimit` is read.
+    init(_ data: UnsafeRawBufferPointer, timeLimit: Double? = nil, cpuLimit: Double? = nil, pixelLimit: Int = DecodeBudget().pixels)
+        throws
+    {
         guard let handle = seer_png_create(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, 0, 0) else {
             throw ImageError(.outOfMemory, "could not allocate a PNG decoder")
         }
         self.handle = handle
         if let timeLimit { seer_png_set_deadline(handle, timeLimit) }
         if let cpuLimit { seer_png_set_cpu_limit(handle, cpuLimit) }
+        seer_png_set_max_pixels(handle, UInt64(max(1, pixelLimit)))
     }
 
     deinit { seer_png_destroy(handle) }

@@ -102,6 +102,9 @@ void seer_png_set_deadline(SeerPNGDecoder *decoder, double seconds);
 /* Stops decoding with SEER_ERR_TOO_LARGE once the calling thread has used `seconds` of CPU time
    from now (0: no limit), checked after each row. Call before seer_png_read_header. */
 void seer_png_set_cpu_limit(SeerPNGDecoder *decoder, double seconds);
+/* An image with more pixels than this has only its header read (libpng sets up no row buffers);
+   reading its pixels is SEER_ERR_TOO_LARGE. Call before seer_png_read_header. */
+void seer_png_set_max_pixels(SeerPNGDecoder *decoder, uint64_t pixels);
 const char *seer_png_message(const SeerPNGDecoder *decoder);
 
 #endif
