@@ -18,6 +18,7 @@ every photo), --sets GLOB (only matching sets/categories), --verbose (misses and
 import argparse
 import csv
 import fnmatch
+import hashlib
 import json
 import math
 import os
@@ -40,15 +41,23 @@ def percentile(values, q):
     return v[min(len(v) - 1, max(0, int(math.ceil(q * len(v))) - 1))]
 
 
-def discover(data, pattern):
+def part_of(data, path):
+    """The fixed half a photo belongs to: `tune` or `check`, from a hash of its path under the data
+    folder (`set/file`), so that the split does not depend on the order or number of photos."""
+    rel = os.path.relpath(path, data).replace(os.sep, "/")
+    return "check" if hashlib.sha256(rel.encode("utf-8")).digest()[0] & 1 else "tune"
+
+
+def discover(data, pattern, part=None):
     items = []
     for s in sorted(os.listdir(data)):
         d = os.path.join(data, s)
         if not os.path.isdir(d) or (pattern and not fnmatch.fnmatch(s, pattern)):
             continue
         for f in sorted(os.listdir(d)):
-            if f.lower().endswith(IMAGE_EXT):
-                items.append((s, os.path.join(d, f)))
+            p = os.path.join(d, f)
+            if f.lower().endswith(IMAGE_EXT) and (part in (None, "all") or part_of(data, p) == part):
+                items.append((s, p))
     return items
 
 
@@ -88,7 +97,7 @@ def seer_symbols(o, stored):
     return syms
 
 
-def zxing_reader(linear):
+def zxing_reader(formats_name):
     try:
         import numpy as np
         import zxingcpp
@@ -96,7 +105,10 @@ def zxing_reader(linear):
     except ImportError:
         return None
 
-    formats = zxingcpp.BarcodeFormat.AllLinear if linear else zxingcpp.BarcodeFormat.QRCode
+    F = zxingcpp.BarcodeFormat
+    formats = {"linear": F.AllLinear, "qr": F.QRCode}.get(formats_name)
+    if formats is None:
+        formats = getattr(F, "All", None) or getattr(F, "Any", None)
 
     def load(path):
         im = Image.open(path)
@@ -124,6 +136,31 @@ def zxing_reader(linear):
     return read
 
 
+def summary(part, rows, readers):
+    """The readers' table over `rows`: codes read, wrong, false, times (all photos, and those with no code)."""
+    print(f"\n**{part}**: {len({x['photo'] for x in rows})} photos, {len({x['photo'] for x in rows if x['total'] == 0})} with no code\n")
+    print("| reader | read | % | wrong | false | median ms | p95 ms | max ms | no-code median ms | whole run s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    medians = {}
+    for name, wall in readers:
+        r = [x for x in rows if x["reader"] == name]
+        good, total = sum(x["good"] for x in r), sum(x["total"] for x in r)
+        ms = [x["ms"] for x in r if x["ms"] is not None]
+        nc = [x["ms"] for x in r if x["total"] == 0 and x["ms"] is not None]
+        medians[name] = statistics.median(ms) if ms else float("nan")
+        extra = ""
+        if name == "zxing-cpp":
+            extra = f" (load {statistics.median([x['load'] for x in r]):.1f} + decode {statistics.median([x['decode'] for x in r]):.1f})"
+        print(f"| {name} | {good}/{total} | {100 * good / max(1, total):.1f} | {sum(x['wrong'] for x in r)} | "
+              f"{sum(x['false'] for x in r)} | {medians[name]:.1f}{extra} | {percentile(ms, 0.95):.1f} | "
+              f"{max(ms) if ms else float('nan'):.1f} | {statistics.median(nc) if nc else float('nan'):.1f} | {wall:.1f} |")
+    if "zxing-cpp" in medians:
+        print()
+        for name, _ in readers:
+            if name != "zxing-cpp":
+                print(f"{name}: median time {medians[name] / medians['zxing-cpp']:.2f}× zxing-cpp's load + decode")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", choices=sorted(FOLDERS), default="boofcv")
@@ -132,9 +169,15 @@ def main():
     ap.add_argument("--presets", default="balanced")
     ap.add_argument("--symbologies")
     ap.add_argument("--sets")
+    ap.add_argument("--part", choices=["tune", "check", "all"], default="all",
+                    help="only the photos of one fixed half (a hash of set/file; see docs/codes.md)")
+    ap.add_argument("--zxing-formats", choices=["qr", "linear", "all"],
+                    help="the formats zxing-cpp reads (default: linear for barcodes, else qr)")
     ap.add_argument("--no-zxing", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--base", help="a second Seer binary run in the same session (e.g. the build before a change)")
+    ap.add_argument("--base-symbologies", help="--symbologies for the --base binary (default: as for Seer)")
     ap.add_argument("--passes", help="Seer's passes instead of the preset's (seer scan --passes)")
     ap.add_argument("--budget", type=int, help="Seer's time budget per photo in ms (default: the preset's)")
     ap.add_argument("--clock", choices=["milliseconds", "cpuMilliseconds"], default="milliseconds",
@@ -147,7 +190,7 @@ def main():
     if not os.path.isdir(TOOLS):
         sys.exit(f"the scorers are not at {TOOLS}")
     sys.path.insert(0, TOOLS)
-    items = discover(data, a.sets)
+    items = discover(data, a.sets, a.part)
     paths = [p for _, p in items]
     linear = a.dataset == "barcodes"
     symbologies = a.symbologies or ("all" if linear else None)
@@ -194,17 +237,22 @@ def main():
 
     rows = []
     readers = []
+    binaries = [("seer", a.seer, symbologies)]
+    if a.base:
+        binaries.append(("base", a.base, a.base_symbologies or symbologies))
     for preset in a.presets.split(","):
-        res, wall = run_seer(a.seer, paths, preset, symbologies, a.budget, a.passes)
-        readers.append((f"seer {preset}", wall))
-        for s, p in items:
-            o = res.get(p)
-            syms = seer_symbols(o, a.dataset == "boofcv") if o and "error" not in o else []
-            ms = o.get(a.clock) if o else None
-            rows.append({"reader": f"seer {preset}", "set": s, "photo": p, "ms": ms, "load": None,
-                         "texts": [x["text"] for x in syms], **score(p, syms)})
+        for label, binary, syms_arg in binaries:
+            name = f"{label} {preset}" + (f" ({syms_arg or 'default'})" if a.base else "")
+            res, wall = run_seer(binary, paths, preset, syms_arg, a.budget, a.passes)
+            readers.append((name, wall))
+            for s, p in items:
+                o = res.get(p)
+                syms = seer_symbols(o, a.dataset == "boofcv") if o and "error" not in o else []
+                ms = o.get(a.clock) if o else None
+                rows.append({"reader": name, "set": s, "photo": p, "ms": ms, "load": None, "part": part_of(data, p),
+                             "texts": [x["text"] for x in syms], **score(p, syms)})
     if not a.no_zxing:
-        read = zxing_reader(linear)
+        read = zxing_reader(a.zxing_formats or ("linear" if linear else "qr"))
         if read is None:
             print("zxing-cpp is not installed (pip install zxing-cpp pillow numpy): skipped", file=sys.stderr)
         else:
@@ -212,37 +260,29 @@ def main():
             t0 = time.monotonic()
             for s, p in items:
                 syms, load, dec = read(p, time.thread_time if a.clock == "cpuMilliseconds" else time.perf_counter)
-                rows.append({"reader": "zxing-cpp", "set": s, "photo": p, "ms": load + dec, "load": load,
+                rows.append({"reader": "zxing-cpp", "set": s, "photo": p, "ms": load + dec, "load": load, "part": part_of(data, p),
                              "decode": dec, "texts": [x["text"] for x in syms], **score(p, syms)})
             readers.append(("zxing-cpp", time.monotonic() - t0))
 
     sets = sorted({s for s, _ in items})
-    print(f"{a.dataset}: {len(items)} photos in {len(sets)} sets ({data})\n")
-    print("| reader | read | % | wrong | false | median ms | p95 ms | max ms | whole run s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    medians = {}
-    for name, wall in readers:
-        r = [x for x in rows if x["reader"] == name]
-        good, total = sum(x["good"] for x in r), sum(x["total"] for x in r)
-        ms = [x["ms"] for x in r if x["ms"] is not None]
-        medians[name] = statistics.median(ms) if ms else float("nan")
-        extra = ""
-        if name == "zxing-cpp":
-            extra = f" (load {statistics.median([x['load'] for x in r]):.1f} + decode {statistics.median([x['decode'] for x in r]):.1f})"
-        print(f"| {name} | {good}/{total} | {100 * good / max(1, total):.1f} | {sum(x['wrong'] for x in r)} | "
-              f"{sum(x['false'] for x in r)} | {medians[name]:.1f}{extra} | {percentile(ms, 0.95):.1f} | "
-              f"{max(ms) if ms else float('nan'):.1f} | {wall:.1f} |")
-    if "zxing-cpp" in medians:
-        print()
-        for name, _ in readers:
-            if name != "zxing-cpp":
-                print(f"{name}: median time {medians[name] / medians['zxing-cpp']:.2f}× zxing-cpp's load + decode")
+    print(f"{a.dataset}: {len(items)} photos in {len(sets)} sets ({data}), part {a.part}, "
+          f"Seer symbologies {symbologies or 'default'}, zxing-cpp formats {a.zxing_formats or ('linear' if linear else 'qr')}, "
+          f"time {a.clock}\n")
+    parts = [("all", rows)]
+    if a.part == "all":
+        parts += [(name, [x for x in rows if x["part"] == name]) for name in ("tune", "check")]
+    for part, part_rows in parts:
+        summary(part, part_rows, readers)
+    # Sets, and misses with --verbose, of the tune half only when both halves were run: the check half
+    # is measured, not looked into.
+    shown = [x for x in rows if a.part != "all" or x["part"] == "tune"]
+    print(f"\nBy set ({'tune half' if a.part == 'all' else a.part}):")
     print("\n| set | " + " | ".join(n for n, _ in readers) + " |")
     print("|---|" + "---:|" * len(readers))
     for s in sets:
         cells = []
         for name, _ in readers:
-            r = [x for x in rows if x["reader"] == name and x["set"] == s]
+            r = [x for x in shown if x["reader"] == name and x["set"] == s]
             good, total = sum(x["good"] for x in r), sum(x["total"] for x in r)
             ms = statistics.median([x["ms"] for x in r if x["ms"] is not None] or [float("nan")])
             bad = sum(x["wrong"] + x["false"] for x in r)
@@ -250,14 +290,14 @@ def main():
         print(f"| {s} | " + " | ".join(cells) + " |")
     if a.verbose:
         print()
-        for x in rows:
-            if x["reader"].startswith("seer") and (x["wrong"] or x["false"] or x["good"] < x["total"]):
+        for x in shown:
+            if x["reader"] != "zxing-cpp" and (x["wrong"] or x["false"] or x["good"] < x["total"]):
                 print(f"{x['reader']}: {os.path.relpath(x['photo'], data)}: {x['good']}/{x['total']} wrong {x['wrong']} "
                       f"false {x['false']} {x['ms']} ms {[t[:40] if t else t for t in x['texts']]}")
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, f"{a.dataset}.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=["reader", "set", "photo", "good", "total", "wrong", "false", "ms", "load"],
+            w = csv.DictWriter(f, fieldnames=["reader", "part", "set", "photo", "good", "total", "wrong", "false", "ms", "load"],
                                extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)

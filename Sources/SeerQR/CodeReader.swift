@@ -36,7 +36,7 @@ public final class CodeReader: Sendable {
 
     /// What to read and how hard.
     public struct Options: Sendable, Equatable {
-        /// The symbologies to look for (QR by default).
+        /// The symbologies to look for (every one Seer reads by default).
         public var symbologies: Set<Symbology>
         /// The effort preset.
         public var preset: Preset
@@ -54,12 +54,13 @@ public final class CodeReader: Sendable {
         /// measuring passes; `nil` runs the preset).
         public var passes: [(pass: CodePass, when: PassCondition)]?
 
-        /// Creates options; the time budget defaults by preset (fast 60, balanced 120, thorough 600 ms).
+        /// Creates options; every symbology unless given (an empty set too), and the time budget by
+        /// preset (fast 60, balanced 120, thorough 600 ms).
         public init(
-            symbologies: Set<Symbology> = [.qr], preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil,
+            symbologies: Set<Symbology> = Set(Symbology.allCases), preset: Preset = .balanced, timeBudgetMilliseconds: Int? = nil,
             passes: [(pass: CodePass, when: PassCondition)]? = nil
         ) {
-            self.symbologies = symbologies.isEmpty ? [.qr] : symbologies
+            self.symbologies = symbologies.isEmpty ? Set(Symbology.allCases) : symbologies
             self.preset = preset
             self.timeBudgetMilliseconds = timeBudgetMilliseconds ?? preset.defaultBudgetMilliseconds
             self.passes = passes
@@ -89,14 +90,13 @@ public final class CodeReader: Sendable {
 
     /// The JPEG reduction (1, 2, 4 or 8) worth decoding a photo of this size at for this preset.
     ///
-    /// QR Codes are read at a long side of about 1100 pixels (fast and balanced), with a decoding at
-    /// twice that resolution made only where codes are small (the finer decoding); 1-D codes need
-    /// their bars' full width, so balanced keeps about 2100 pixels when any is asked for. Thorough
-    /// decodes in full.
-    public static func decodeScale(width: Int, height: Int, preset: Preset, symbologies: Set<Symbology> = [.qr]) -> Int {
+    /// Codes are read at a long side of about 1100 pixels (fast and balanced), with a decoding at
+    /// twice that resolution made only where codes are small or bars are seen and not yet read (the
+    /// finer decoding). Thorough decodes in full. The symbologies do not change it: a photo costs
+    /// the same to decode whatever is looked for.
+    public static func decodeScale(width: Int, height: Int, preset: Preset, symbologies: Set<Symbology> = Set(Symbology.allCases)) -> Int {
         let side = max(width, height)
-        let linear = symbologies.contains { $0 != .qr }
-        let target = preset == .thorough ? Int.max : preset == .balanced && linear ? 2100 : 1100
+        let target = preset == .thorough ? Int.max : 1100
         var s = 1
         while s < 8 && side / s > target { s *= 2 }
         return s

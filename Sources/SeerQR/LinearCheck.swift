@@ -208,7 +208,8 @@ enum LinearCheck {
         guard elements.count >= n + 2 else { return .unknown }
         for i in 1..<(elements.count - n) where elements[i].isBar {
             let run = Array(elements[i..<(i + n)])
-            let total = run.last!.start + run.last!.width - run[0].start
+            // Widths summed: on a line read backwards the elements keep their own starts.
+            let total = run.reduce(0) { $0 + $1.width }
             let module = total / layout.modules
             guard module >= 0.8 else { continue }
             // The start guard: bar, space, bar of one module each (within the spread).
@@ -593,11 +594,11 @@ extension LinearCheck {
         log: ((String) -> Void)? = nil
     ) -> Verdict {
         guard let synthesis = synthesis(symbology, text: text) else { return .unknown }
-        var fitted = 0, clean = 0, good = 0
+        var fitted = 0, clean = 0, good = 0, enclosed = 0
         var againstCount = [Int](repeating: 0, count: synthesis.slots.count)
         var strong = false
         for profile in profiles {
-            var best: (fit: Double, against: [(Int, Double)])?
+            var best: (fit: Double, against: [(Int, Double)], quiet: Bool)?
             for reversed in [false, true] {
                 let values = reversed ? Array(profile.values.reversed()) : profile.values
                 let total = Double(values.count)
@@ -609,7 +610,12 @@ extension LinearCheck {
             guard let best, best.fit >= 0.6 else { continue }
             log?("synthesis line: fit \(String(format: "%.3f", best.fit)), digits against \(best.against.map { "\($0.0):\(String(format: "%.3f", $0.1))" })")
             fitted += 1
-            if best.against.isEmpty && best.fit >= 0.65 { clean += 1 }
+            // A short symbol (UPC-E, EAN-8) on a line with bars running on past its guards is a
+            // piece of a longer one. (Not asked of EAN-13 and UPC-A: their outer digits are printed
+            // in the quiet zones, beside the lower bars.)
+            let short = symbology == .upce || symbology == .ean8
+            if short && !best.quiet { enclosed += 1 }
+            if best.against.isEmpty && best.fit >= 0.65 && (best.quiet || !short) { clean += 1 }
             // Only a line the rendering fits well is evidence against a digit (on a poor fit the
             // digits' margins are noise).
             guard best.fit >= 0.7 else { continue }
@@ -620,14 +626,14 @@ extension LinearCheck {
             }
         }
         let consistent = againstCount.contains { good >= 3 && $0 * 2 > good }
-        log?("synthesis: \(fitted) lines fitted, \(clean) clean, against by digit \(againstCount)")
-        if strong || consistent { return .contradicts }
+        log?("synthesis: \(fitted) lines fitted, \(clean) clean, \(enclosed) without quiet zones, against by digit \(againstCount)")
+        if strong || consistent || (enclosed > 0 && enclosed * 2 >= fitted) { return .contradicts }
         return clean > 0 && clean * 2 >= fitted ? .agrees : .unknown
     }
 
     /// One line's best placement of the rendering near `span`, and the digits another digit fits
     /// better, with the margin (difference of correlations).
-    static func checkProfile(_ values: [Double], synthesis: Synthesis, near span: (Double, Double)) -> (fit: Double, against: [(Int, Double)])? {
+    static func checkProfile(_ values: [Double], synthesis: Synthesis, near span: (Double, Double)) -> (fit: Double, against: [(Int, Double)], quiet: Bool)? {
         let count = Double(synthesis.modules.count)
         let width = span.1 - span.0
         guard width > count * 0.8 else { return nil }
@@ -648,7 +654,8 @@ extension LinearCheck {
             }
         }
         for f in [0.25, 0.4, 0.65, 0.8, 1.0] { consider(best.start, best.module, f * best.module) }
-        guard best.corr >= 0.6 else { return (best.corr, []) }
+        guard best.corr >= 0.6 else { return (best.corr, [], false) }
+        let quiet = quietZones(values, start: best.start, end: best.start + count * best.module, module: best.module, sigma: best.sigma)
         var against: [(Int, Double)] = []
         for (k, slot) in synthesis.slots.enumerated() {
             var modules = synthesis.modules
@@ -668,6 +675,28 @@ extension LinearCheck {
             }
             if rival - own > 0.015 { against.append((k, rival - own)) }
         }
-        return (best.corr, against)
+        return (best.corr, against, quiet)
+    }
+
+    /// Whether the profile is light for three modules beyond each end of a symbol placed at
+    /// `start`..`end` (past the blur of its outer bars): no sample there darker than a third of the
+    /// way from the symbol's light level to its dark one. Bars that continue past the guards (a
+    /// short symbol found inside a longer one's bars) fail. Where the photo ends first, what it shows
+    /// of the zone must be light (a code at the photo's edge has nothing beyond it).
+    static func quietZones(_ values: [Double], start: Double, end: Double, module: Double, sigma: Double) -> Bool {
+        let n = values.count
+        let a = max(0, Int(start.rounded(.down))), b = min(n - 1, Int(end.rounded(.up)))
+        guard b - a > 10 else { return false }
+        let inside = values[a...b].sorted()
+        let dark = inside[inside.count / 20], light = inside[inside.count - 1 - inside.count / 20]
+        guard light - dark > 10 else { return false }
+        let limit = light - (light - dark) / 3
+        let gap = max(0.6 * module, 2 * sigma)
+        for (from, to) in [(start - gap - 3 * module, start - gap), (end + gap, end + gap + 3 * module)] {
+            let i0 = max(0, Int(from.rounded(.down))), i1 = min(n - 1, Int(to.rounded(.up)))
+            guard i1 > i0 else { continue }
+            if values[i0...i1].contains(where: { $0 < limit }) { return false }
+        }
+        return true
     }
 }

@@ -119,6 +119,7 @@ struct ReadSession {
             if debug { debugLog("pass \(pass)") }
             run(pass)
         }
+        if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
         dropConflictingLinear()
     }
 
@@ -144,6 +145,17 @@ struct ReadSession {
             inverted = binarization == .inverted
             locatorPass(binarize(image, binarization), scale: scale, loose: binarization == .globalLoose)
             inverted = false
+        case .zbar(.full, let filter) where max(work.width, work.height) < 1400 && finer != nil:
+            // A work image decoded small: full detail for the bars is the finer decoding, made
+            // while nothing is read (its cost is a second decoding of the photo).
+            guard found.isEmpty else { return }
+            if finerImage == nil { finerImage = .some(finer?()) }
+            guard let image = finerImage ?? nil, image.width > work.width else { return }
+            guard zbarScans.insert("finer/\(filter)").inserted else { return }
+            let factor = Double(work.width) / Double(image.width)
+            inverted = filter == .inverted
+            zbarPass(self.filter(image, filter), scale: (factor, factor), filter: filter)
+            inverted = false
         case .zbar(let level, let filter):
             guard let (image, scale) = self.level(level) else { return }
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
@@ -154,8 +166,9 @@ struct ReadSession {
     }
 
     /// Why a zbar scan of the table is not worth its time on this photo, or `nil` to run it. The
-    /// scans cost most of the time of a photo that holds no code, so while nothing is read and
-    /// linear codes are asked for:
+    /// scans cost most of the time of a photo that holds no code. Once something is read, the linear
+    /// table's own scans need a patch of bars (``BarEvidence``); while nothing is read and linear
+    /// codes are asked for:
     /// - the QR table's fallback scans are for a QR Code the locator saw but could not read: they
     ///   need a pair of finder patterns (``finderPairSeen``), unless the linear table holds them too;
     /// - the linear table's scans, its first ones too, need a patch of bars (``BarEvidence``) or,
@@ -167,7 +180,12 @@ struct ReadSession {
     /// A table given in the options (for measuring passes) keeps one rule for every zbar pass that
     /// does not always run: a patch of bars or a pair of finder patterns.
     mutating func zbarSkip(_ level: CodeLevel, when: PassCondition, linear: Bool, qr: Bool) -> String? {
-        guard wantsLinear, found.isEmpty else { return nil }
+        guard wantsLinear else { return nil }
+        if !found.isEmpty {
+            // Something read: the linear table's own scans still look for bars, where there are any.
+            guard options.passes == nil, linear, !qr else { return nil }
+            return showsBars() ? nil : "no bars"
+        }
         // Whether the scan reads QR Codes too, so that a pair of finder patterns lets it run.
         let forQR: Bool
         if options.passes != nil {
@@ -333,6 +351,9 @@ struct ReadSession {
     /// confirmation (DataBar carries two check values of its own).
     static func checksItself(_ s: Symbology) -> Bool { s == .databar || s == .databarExpanded }
 
+    /// EAN-13, UPC-A, EAN-8 and UPC-E.
+    static func isEANFamily(_ s: Symbology) -> Bool { [.ean13, .upca, .ean8, .upce].contains(s) }
+
     /// The least scan lines (zbar's quality) that must read a linear code the bars could not check.
     /// A misread usually holds on one or two lines of a blurred or small code; the unchecked codes
     /// read right on the benchmark photos are seen on four or more.
@@ -361,10 +382,21 @@ struct ReadSession {
             let bySynthesis = LinearCheck.checkBySynthesis(
                 raw.symbology, text: text, profiles: profiles[horizontal ? 0 : 1], span: span, log: log)
             // The rendering judges the whole line, so it decides when it can; the edges otherwise.
-            let verdict: LinearCheck.Verdict = bySynthesis != .unknown ? bySynthesis : byEdges
+            var verdict: LinearCheck.Verdict = bySynthesis != .unknown ? bySynthesis : byEdges
+            // A line decoding, whole, another symbol where this one lies: two readings of one
+            // place disagree, so neither is reported.
+            let axis = profiles.indices.map { k in k == 0 ? (xs.min()!, xs.max()!) : (ys.min()!, ys.max()!) }
+            for (k, set) in profiles.enumerated() where verdict != .contradicts {
+                let own = set.flatMap { p in [nil, 8].map { LinearCheck.elements(p.values, offset: p.offset, radius: $0) } }
+                if let other = LinearCheck.otherSymbol(raw.symbology, text: text, lines: own, span: axis[k]) {
+                    if debug { debugLog("\(raw.symbology) \(text): a line reads \(other.symbology) \(other.text) there") }
+                    verdict = .contradicts
+                }
+            }
             if debug { debugLog("\(raw.symbology) \(text): the bars \(verdict) (edges \(byEdges), synthesis \(bySynthesis))") }
             var checked = raw
             checked.barsAgree = verdict == .agrees
+            checked.confirmedTwice = verdict == .agrees && byEdges == .agrees && bySynthesis == .agrees
             return verdict == .contradicts ? nil : checked
         case .code128:
             guard let own = LinearCheck.decodeCode128(lines: lines) else {
@@ -403,7 +435,11 @@ struct ReadSession {
         }
         // A reading the bars could not check, where another reading of the same place was
         // contradicted by them: zbar read that symbol two ways, and the one left is not known right.
-        for i in found.indices where found[i].raw.symbology != .qr && !found[i].raw.barsAgree {
+        // An EAN/UPC too unless confirmed twice over: its place was read two ways, and the bars
+        // refused one.
+        for i in found.indices where found[i].raw.symbology != .qr
+            && (!found[i].raw.barsAgree || (Self.isEANFamily(found[i].raw.symbology) && !found[i].raw.confirmedTwice))
+        {
             guard !Self.checksItself(found[i].raw.symbology) else { continue }
             if rejected.contains(where: { $0.bytes != found[i].raw.bytes && Self.boxesOverlap($0.corners, found[i].corners) }) {
                 drop.insert(i)
@@ -467,6 +503,7 @@ struct ReadSession {
     /// candidate code with the grid decoder.
     mutating func locatorPass(_ bin: BinaryImage, scale: (Double, Double), loose: Bool = false) {
         let patterns = FinderLocator.find(bin, loose: loose)
+        if debug { debugLog("locator \(bin.width)x\(bin.height): \(patterns.count) patterns, counts \(patterns.map(\.count).sorted(by: >).prefix(12))") }
         let source = self.source
         let toWork = { (p: FinderPattern) in source.toWork(Point(x: p.x * scale.0, y: p.y * scale.1)) }
         for p in patterns where p.count >= 3 {
@@ -707,6 +744,9 @@ struct ReadSession {
         for (i, f) in found.enumerated() where f.raw.symbology == raw.symbology && f.raw.bytes == raw.bytes {
             if f.contains(candidate.center) || candidate.contains(f.center) {
                 if raw.symbology != .qr && raw.quality > f.raw.quality { found[i].raw.quality = raw.quality }
+                // The same reading confirmed another way.
+                if raw.barsAgree && !f.raw.barsAgree { found[i].raw.barsAgree = true }
+                if raw.confirmedTwice { found[i].raw.confirmedTwice = true }
                 // A reading Seer's decoder confirmed replaces one it did not.
                 if f.raw.qr == nil && raw.qr != nil { found[i] = candidate }
                 return false

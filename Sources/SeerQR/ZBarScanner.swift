@@ -13,6 +13,9 @@ struct RawSymbol: Sendable {
     var qr: DecodedQR? = nil
     /// For linear codes: whether a second reading of the bars agreed (``LinearCheck``).
     var barsAgree = false
+    /// For EAN/UPC: confirmed twice over (the edges and the rendering both agree), or decoded whole
+    /// by Seer from single lines (``ReadSession/readAcrossPatches()``).
+    var confirmedTwice = false
 }
 
 /// Owns one zbar image scanner (`zbar_image_scanner_t`), configured for a set of symbologies.

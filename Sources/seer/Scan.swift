@@ -36,8 +36,8 @@ struct Scan: ParsableCommand {
 
     @Option(
         name: .long,
-        help: "Comma-separated symbologies: qr, ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, or all.")
-    var symbologies: String = "qr"
+        help: "Comma-separated symbologies: qr, ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, or all (default).")
+    var symbologies: String = "all"
 
     @Option(name: .long, help: "Effort: fast, balanced (default) or thorough.")
     var preset: CodeReader.Preset = .balanced

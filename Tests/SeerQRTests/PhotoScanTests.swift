@@ -29,7 +29,7 @@ struct PhotoScanTests {
         let photo = try Self.largePhoto()
         defer { try? FileManager.default.removeItem(atPath: photo.path) }
         #expect(CodeReader.decodeScale(width: 3200, height: 2400, preset: .balanced) == 4)
-        #expect(CodeReader.decodeScale(width: 3200, height: 2400, preset: .balanced, symbologies: [.qr, .ean13]) == 2)
+        #expect(CodeReader.decodeScale(width: 3200, height: 2400, preset: .balanced, symbologies: [.qr, .ean13]) == 4)
         #expect(CodeReader.decodeScale(width: 3200, height: 2400, preset: .thorough) == 1)
         let engine = Engine()
         let codes = try engine.scanPhoto(contentsOf: photo.path, reading: .codes)

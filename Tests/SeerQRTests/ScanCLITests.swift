@@ -68,9 +68,18 @@ struct ScanCLITests {
 
     @Test("exit 2 when nothing is read")
     func nothing() throws {
-        let r = try Self.run(["scan", "--format", "json", Self.fixture("linear-ean13.png")])
+        let r = try Self.run(["scan", "--format", "json", "--symbologies", "qr", Self.fixture("linear-ean13.png")])
         #expect(r.status == 2)
         #expect((r.lines.first?["symbols"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("every symbology by default: a product barcode reads with no options")
+    func everySymbologyByDefault() throws {
+        let r = try Self.run(["scan", "--format", "json", Self.fixture("linear-ean13.png")])
+        #expect(r.status == 0)
+        let symbols = try #require(r.lines.first?["symbols"] as? [[String: Any]])
+        #expect(symbols.count == 1)
+        #expect(symbols.first?["format"] as? String == "ean13")
     }
 
     @Test("exit 1 when an input fails, and the batch goes on")
