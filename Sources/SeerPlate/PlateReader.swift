@@ -74,8 +74,10 @@ public final class PlateReader: Sendable {
         /// best candidate scores higher is kept.
         case combined
 
-        /// The recogniser used when none is given.
-        public static let defaultRecognizer = Recognizer.combined
+        /// The recogniser used when none is given: glyph by glyph, which reads more plates than
+        /// the sequence recogniser alone or combined on the tune part of the photos
+        /// (docs/plates.md, "Sequence recogniser").
+        public static let defaultRecognizer = Recognizer.glyphs
     }
 
     /// The options in force.

