@@ -103,6 +103,8 @@ let package = Package(
                 // The glyph classifiers' weights (scripts/plate-glyphs/train.py writes them).
                 .embedInCode("Resources/glyph-mask.sgc"),
                 .embedInCode("Resources/glyph-grey.sgc"),
+                // The sequence recogniser's weights (scripts/plate-ocr/train.py writes them).
+                .embedInCode("Resources/plate-ctc.spr"),
             ],
             swiftSettings: swiftSettings),
         .target(

@@ -1,12 +1,21 @@
 // Accuracy and timing of plate reading over the OpenALPR benchmark photos.
 //
-//     swift run -c release plate-bench [DATA_DIR] [--sets us,eu,br] [--verbose]
+//     swift run -c release plate-bench [DATA_DIR] [--sets us,eu,br] [--part tune|check|all] [--auto]
+//         [--recognizers glyphs,sequence,combined] [--sequence-weight W] [--verbose]
 //
 // DATA_DIR defaults to ../shared/testdata/plates (or $SEER_PLATES_DATA). When the folder is absent
-// the command says so and exits 0. Per set: exact top reading, truth within the top 5 candidates,
-// plate found (a reading's box overlaps the truth box), median and mean milliseconds per photo
-// (decode + locate + read, one thread): wall clock, and the thread's CPU time, which is what one core
-// spends and is less disturbed by other work on the machine.
+// the command says so and exits 0. Per set and recogniser (each photo is decoded once and read by
+// every recogniser given, one after the other, so they are measured side by side in one run):
+// exact top reading, truth within the top 5 candidates, plate found (a reading's box overlaps the
+// truth box), median and mean milliseconds of plate reading per photo (decode excluded, one
+// thread): wall clock, and the thread's CPU time, which is what one core spends and is less
+// disturbed by other work on the machine. `--auto` reads with no region (`--region auto`),
+// otherwise with the set's region.
+//
+// `--part` picks the validation split (docs/plates.md): a photo is in `tune` when the FNV-1a hash
+// (32 bit) of its file name is even, in `check` when odd. Tuning looks at `tune` only.
+//
+// `--time-recognizer` times the sequence recogniser alone on rows of plate widths.
 import Foundation
 import Seer
 import SeerPlate
@@ -21,6 +30,40 @@ if let i = arguments.firstIndex(of: "--sets"), i + 1 < arguments.count {
 if let i = arguments.firstIndex(of: "--verbose") {
     verbose = true
     arguments.remove(at: i)
+}
+var splitPart = "all"
+if let i = arguments.firstIndex(of: "--part"), i + 1 < arguments.count {
+    splitPart = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+    guard ["tune", "check", "all"].contains(splitPart) else {
+        print("plate-bench: --part takes tune, check or all")
+        exit(64)
+    }
+}
+var auto = false
+if let i = arguments.firstIndex(of: "--auto") {
+    auto = true
+    arguments.remove(at: i)
+}
+var timeRecognizer = false
+if let i = arguments.firstIndex(of: "--time-recognizer") {
+    timeRecognizer = true
+    arguments.remove(at: i)
+}
+var recognizers: [PlateReader.Recognizer] = [PlateReader.Recognizer.defaultRecognizer]
+if let i = arguments.firstIndex(of: "--recognizers"), i + 1 < arguments.count {
+    let names = arguments[i + 1].split(separator: ",").map(String.init)
+    recognizers = names.compactMap(PlateReader.Recognizer.init(rawValue:))
+    arguments.removeSubrange(i...(i + 1))
+    guard recognizers.count == names.count, !names.isEmpty else {
+        print("plate-bench: --recognizers takes glyphs, sequence, combined")
+        exit(64)
+    }
+}
+var sequenceWeight: Double?
+if let i = arguments.firstIndex(of: "--sequence-weight"), i + 1 < arguments.count {
+    sequenceWeight = Double(arguments[i + 1])
+    arguments.removeSubrange(i...(i + 1))
 }
 // `--findings OUT.jsonl [--region R] PATH…`: every reading before the confidence cut, with its
 // evidence, one JSON line each; in a plate set (a folder with truth.csv) labelled right or wrong
@@ -93,49 +136,127 @@ guard FileManager.default.fileExists(atPath: data) else {
     exit(0)
 }
 
-let engine = Engine()
-do { _ = try engine.plateReader() } catch {
-    print("plate-bench: \(error)")
-    exit(1)
-}
 func cpuMilliseconds() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
     return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
 }
-print("| set | n | exact % | top-5 % | found % | median ms | mean ms | median CPU ms | mean CPU ms |")
-print("|---|---|---|---|---|---|---|---|---|")
+
+/// The validation split: FNV-1a (32 bit) of the file name, even = tune, odd = check.
+func part(of name: String) -> String {
+    var h: UInt32 = 0x811c_9dc5
+    for b in name.utf8 {
+        h ^= UInt32(b)
+        h = h &* 0x0100_0193
+    }
+    return h % 2 == 0 ? "tune" : "check"
+}
+
+if timeRecognizer {
+    guard let recognizer = SequenceRecognizer.standard else {
+        print("plate-bench: no sequence recogniser")
+        exit(1)
+    }
+    print("| row width px (glyphs 40 px) | output columns | median CPU ms | mean CPU ms |")
+    print("|---|---|---|---|")
+    for width in [160, 240, 320, 480] {
+        var pixels = [UInt8](repeating: 200, count: width * 88)
+        for i in pixels.indices where (i % width / 12 + i / width / 10) % 2 == 0 { pixels[i] = 40 }
+        let row = GrayImage(width: width, height: 88, pixels: pixels)
+        var cpu: [Double] = []
+        var columns = 0
+        for _ in 0..<200 {
+            let start = cpuMilliseconds()
+            columns = recognizer.columns(row).count
+            cpu.append(cpuMilliseconds() - start)
+        }
+        cpu.sort()
+        print("| \(width) | \(columns) | \(String(format: "%.2f", cpu[cpu.count / 2])) | \(String(format: "%.2f", cpu.reduce(0, +) / Double(cpu.count))) |")
+    }
+    exit(0)
+}
+
+let engine = Engine()
+var readers: [(name: String, reader: PlateReader)] = []
+do {
+    for r in recognizers {
+        var options = PlateReader.Options(recognizer: r)
+        if let w = sequenceWeight { options.sequenceWeight = w }
+        readers.append((r.rawValue, try PlateReader(options: options)))
+    }
+} catch {
+    print("plate-bench: \(error)")
+    exit(1)
+}
+var allFailures: [(set: String, reader: String, n: Int, counts: [String: Int])] = []
+print("| set | part | region | recogniser | n | exact % | top-5 % | found % | median ms | mean ms | median CPU ms | mean CPU ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for set in sets {
     let csvPath = "\(data)/\(set)/truth.csv"
     guard let csv = try? String(contentsOfFile: csvPath, encoding: .utf8) else { continue }
-    var n = 0, exact = 0, top5 = 0, found = 0
-    var times: [Double] = []
-    var cpu: [Double] = []
+    var n = 0
+    var exact = [Int](repeating: 0, count: readers.count), top5 = exact, found = exact
+    var times = [[Double]](repeating: [], count: readers.count), cpu = times
+    var failures = [[String: Int]](repeating: [:], count: readers.count)
     for line in csv.split(whereSeparator: \.isNewline).dropFirst() {
         let f = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard f.count >= 6, let x = Double(f[2]), let y = Double(f[3]), let w = Double(f[4]), let h = Double(f[5]) else { continue }
+        if splitPart != "all" && part(of: f[0]) != splitPart { continue }
         let truth = PlateGrammar.clean(f[1])
         n += 1
-        let start = DispatchTime.now().uptimeNanoseconds
-        let startCPU = cpuMilliseconds()
-        let plates = (try? engine.readPlates(contentsOf: "\(data)/\(set)/\(f[0])", region: PlateRegion(rawValue: set))) ?? []
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        cpu.append(cpuMilliseconds() - startCPU)
-        let top = plates.first?.text ?? ""
-        if top == truth { exact += 1 }
-        if plates.first?.candidates.prefix(5).contains(where: { $0.text == truth }) == true { top5 += 1 }
-        let overlaps = plates.contains { p in
-            let b = p.box
-            return min(b[0] + b[2], x + w) > max(b[0], x) && min(b[1] + b[3], y + h) > max(b[1], y)
-        }
-        if overlaps { found += 1 }
-        if verbose {
-            print("\(set) \(f[0]) truth=\(truth) top=\(top) \(top == truth ? "OK" : "--") found=\(overlaps) cands=\(plates.first?.candidates.map(\.text) ?? []) all=\(plates.map(\.text)) \(Int(times.last!))ms")
+        guard let image = try? engine.decode(contentsOf: "\(data)/\(set)/\(f[0])") else { continue }
+        let region = auto ? nil : PlateRegion(rawValue: set)
+        for (k, r) in readers.enumerated() {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let startCPU = cpuMilliseconds()
+            let all = (try? r.reader.findings(image.gray, region: region, scaleX: image.scaleX, scaleY: image.scaleY)) ?? []
+            times[k].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            cpu[k].append(cpuMilliseconds() - startCPU)
+            let plates = all.map(\.reading).filter { $0.confidence >= r.reader.options.minimumConfidence }
+            let top = plates.first?.text ?? ""
+            if top == truth { exact[k] += 1 }
+            if plates.first?.candidates.prefix(5).contains(where: { $0.text == truth }) == true { top5[k] += 1 }
+            func onPlate(_ p: PlateReading) -> Bool {
+                let b = p.box
+                return min(b[0] + b[2], x + w) > max(b[0], x) && min(b[1] + b[3], y + h) > max(b[1], y)
+            }
+            let overlaps = plates.contains(where: onPlate)
+            if overlaps { found[k] += 1 }
+            // The failure classes of docs/plates.md, first that applies.
+            let failure: String
+            if top == truth {
+                failure = "exact"
+            } else if plates.contains(where: { $0.text == truth }) || plates.first?.candidates.contains(where: { $0.text == truth }) == true {
+                failure = "right, not first"
+            } else if !all.contains(where: { onPlate($0.reading) }) {
+                failure = "not found"
+            } else if !overlaps {
+                failure = "found, below floor"
+            } else if let first = plates.first, !onPlate(first) {
+                failure = "other text first"
+            } else if top.count != truth.count {
+                failure = "wrong length"
+            } else {
+                failure = "wrong characters"
+            }
+            failures[k][failure, default: 0] += 1
+            if verbose {
+                print("\(set) \(r.name) \(f[0]) truth=\(truth) top=\(top) \(top == truth ? "OK" : "--") found=\(overlaps) cands=\(plates.first?.candidates.map(\.text) ?? []) all=\(plates.map(\.text)) \(Int(times[k].last!))ms")
+            }
         }
     }
     guard n > 0 else { continue }
-    times.sort()
-    cpu.sort()
     func pct(_ k: Int) -> String { String(format: "%.1f", 100 * Double(k) / Double(n)) }
-    print("| \(set) | \(n) | \(pct(exact)) | \(pct(top5)) | \(pct(found)) | \(String(format: "%.0f", times[n / 2])) | \(String(format: "%.0f", times.reduce(0, +) / Double(n))) | \(String(format: "%.0f", cpu[n / 2])) | \(String(format: "%.0f", cpu.reduce(0, +) / Double(n))) |")
+    for (k, r) in readers.enumerated() where !cpu[k].isEmpty {
+        let t = times[k].sorted(), c = cpu[k].sorted()
+        allFailures.append((set, r.name, n, failures[k]))
+        print("| \(set) | \(splitPart) | \(auto ? "auto" : set) | \(r.name) | \(n) | \(pct(exact[k])) | \(pct(top5[k])) | \(pct(found[k])) | \(String(format: "%.0f", t[t.count / 2])) | \(String(format: "%.0f", t.reduce(0, +) / Double(t.count))) | \(String(format: "%.0f", c[c.count / 2])) | \(String(format: "%.0f", c.reduce(0, +) / Double(c.count))) |")
+    }
+}
+let classes = ["exact", "right, not first", "not found", "found, below floor", "other text first", "wrong length", "wrong characters"]
+print("")
+print("| set | recogniser | n | " + classes.joined(separator: " | ") + " |")
+print("|---|---|---|" + classes.map { _ in "---|" }.joined())
+for f in allFailures {
+    print("| \(f.set) | \(f.reader) | \(f.n) | " + classes.map { "\(f.counts[$0] ?? 0)" }.joined(separator: " | ") + " |")
 }

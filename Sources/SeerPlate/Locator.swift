@@ -25,14 +25,14 @@ struct TextRow: Sendable {
 enum Locator {
     /// Candidate rows of three glyphs or more, best first, at most `limit`; and every row of two or
     /// more glyphs (upper halves of two-row plates are often just two letters).
-    static func rows(in image: GrayImage, limit: Int) -> (rows: [TextRow], all: [TextRow]) {
+    static func rows(in image: GrayImage, limit: Int, budget: PlateBudget = .unlimited) -> (rows: [TextRow], all: [TextRow]) {
         guard image.width >= 16, image.height >= 16 else { return ([], []) }
         let table = Binarize.integral(image)
         var rows: [TextRow] = []
         let radius = max(6, min(image.width, image.height) / 50)
         let mean = Binarize.localMean(image, integral: table, radius: radius)
-        // Passes are skipped, and the joining of pieces stops, once the read is asked to stop (``Cancellation``).
-        for (dark, offset) in [(true, 12), (false, 12), (true, 5)] where !Cancellation.requested {
+        for (dark, offset) in [(true, 12), (false, 12), (true, 5)] {
+            if budget.exhausted { break }
             let mask = Binarize.threshold(image, mean: mean, offset: offset, dark: dark)
             let blobs = Binarize.componentBoxes(mask)
             let maxHeight = Double(image.height) / 3
@@ -40,7 +40,7 @@ enum Locator {
                 let h = Double(b.height), w = Double(b.width)
                 return h >= 9 && h <= maxHeight && h >= 0.9 * w && h <= 12 * w && b.fill > 0.15 && (b.fill < 0.9 || h >= 2.5 * w)
             }
-            rows += group(glyphs, lightOnDark: !dark)
+            rows += group(glyphs, lightOnDark: !dark, budget: budget)
         }
         rows.sort { $0.score != $1.score ? $0.score > $1.score : ($0.x0, $0.y0) < ($1.x0, $1.y0) }
         var kept: [TextRow] = []
@@ -60,7 +60,7 @@ enum Locator {
     }
 
     /// Links neighbouring glyphs of similar height and centre line into rows.
-    static func group(_ glyphs: [Blob], lightOnDark: Bool) -> [TextRow] {
+    static func group(_ glyphs: [Blob], lightOnDark: Bool, budget: PlateBudget = .unlimited) -> [TextRow] {
         let sorted = glyphs.sorted { $0.x0 < $1.x0 }
         var parent = Array(0..<sorted.count)
         func find(_ i: Int) -> Int {
@@ -91,7 +91,7 @@ enum Locator {
         var pieces = groups.values.filter { $0.count >= 1 }.map { makeRow($0, lightOnDark: lightOnDark) }
             .sorted { ($0.x0, $0.y0) < ($1.x0, $1.y0) }
         var merged = true
-        while merged && !Cancellation.requested {
+        while merged && !budget.exhausted {
             merged = false
             outer: for i in pieces.indices where pieces[i].blobs.count >= 2 {
                 for j in pieces.indices where j != i {

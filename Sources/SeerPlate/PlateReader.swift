@@ -27,13 +27,23 @@ public final class PlateReader: Sendable {
         public var edgeRowsPerPhoto: Int
         /// Candidate rows read with Tesseract, the most promising by the glyph classifiers' reading.
         public var rowsRead: Int
+        /// Which reading of a row the grammar search ranks.
+        public var recognizer: Recognizer
+        /// CPU milliseconds one photo's plate reading may take (``defaultTimeBudgetMilliseconds``);
+        /// when they are spent, no further rows are located, prepared or read, and the readings
+        /// of the rows read so far are returned. Zero or less: no limit.
+        public var timeBudgetMilliseconds = Options.defaultTimeBudgetMilliseconds
+        /// The sequence recogniser's share of a character's probabilities where it and the glyph
+        /// readers read the same number of characters (``Recognizer/combined``), 0–1.
+        public var sequenceWeight = 0.5
 
         /// Creates options; every parameter has the documented default.
         public init(
             rowsPerPhoto: Int = 8, candidates: Int = 5, minimumScore: Double = 0.12, locateMaxSide: Int = 1600,
             edgeRowsPerPhoto: Int = 3, rowsRead: Int = 4, minimumConfidence: Double = Options.defaultMinimumConfidence,
-            diagnosticImages: String? = nil
+            diagnosticImages: String? = nil, recognizer: Recognizer = .defaultRecognizer
         ) {
+            self.recognizer = recognizer
             self.minimumConfidence = minimumConfidence
             self.diagnosticImages = diagnosticImages
             self.rowsPerPhoto = rowsPerPhoto
@@ -46,6 +56,28 @@ public final class PlateReader: Sendable {
 
         /// The default ``minimumConfidence``.
         public static let defaultMinimumConfidence = 0.15
+        /// The default ``timeBudgetMilliseconds``: a photo's plates take 40–100 ms of CPU at the
+        /// median (docs/plates.md), a scene crowded with glyph-like marks (a sheet of QR codes)
+        /// could take tens of seconds without a limit.
+        public static let defaultTimeBudgetMilliseconds = 1500
+    }
+
+    /// How a straightened row is read (docs/plates.md, "Sequence recogniser").
+    public enum Recognizer: String, Sendable, CaseIterable {
+        /// Glyph by glyph: the segmenter's glyphs read by the glyph networks and Tesseract's line
+        /// reading, combined per glyph.
+        case glyphs
+        /// The whole row at once by the sequence recogniser (CTC), no segmentation.
+        case sequence
+        /// Both: where the sequence recogniser reads as many characters as the segmenter found
+        /// glyphs, their probabilities are averaged glyph by glyph; otherwise the reading whose
+        /// best candidate scores higher is kept.
+        case combined
+
+        /// The recogniser used when none is given: glyph by glyph, which reads more plates than
+        /// the sequence recogniser alone or combined on the tune part of the photos
+        /// (docs/plates.md, "Sequence recogniser").
+        public static let defaultRecognizer = Recognizer.glyphs
     }
 
     /// The options in force.
@@ -95,10 +127,14 @@ public final class PlateReader: Sendable {
 
     private func findings(in image: GrayImage, region: PlateRegion?, scaleX: Double, scaleY: Double) throws -> [PlateFinding] {
         let start = DispatchTime.now().uptimeNanoseconds
-        let located = locate(image)
+        let budget = options.timeBudgetMilliseconds > 0 ? PlateBudget(milliseconds: Double(options.timeBudgetMilliseconds)) : .unlimited
+        let located = locate(image, budget: budget)
         let located_ = DispatchTime.now().uptimeNanoseconds
-        let prepared = prepare(located, in: image, region: region)
-        let reads = try readRows(prepared, located: located, in: image, region: region)
+        let prepared = prepare(located, in: image, region: region, budget: budget)
+        let reads = try readRows(prepared, located: located, in: image, region: region, budget: budget)
+        if budget.exhausted {
+            logger.debug("plate time budget spent", metadata: ["budget_ms": "\(options.timeBudgetMilliseconds)", "readings": "\(reads.count)"])
+        }
         let found = verify(rank(reads, in: image), scaleX: scaleX, scaleY: scaleY)
         logger.debug(
             "plates read",
@@ -135,15 +171,15 @@ public final class PlateReader: Sendable {
     }
 
     /// Stage 1, locate: glyph rows and stroke-edge bands.
-    func locate(_ image: GrayImage) -> Located {
+    func locate(_ image: GrayImage, budget: PlateBudget = .unlimited) -> Located {
         var work = image
         var factor = 1
         while max(work.width, work.height) > options.locateMaxSide * factor {
             factor *= 2
         }
         if factor > 1 { work = image.downscaled(by: factor) }
-        let located = Locator.rows(in: work, limit: options.rowsPerPhoto)
-        let edgeRows = Locator.edgeRows(in: work, avoiding: located.rows, limit: options.edgeRowsPerPhoto)
+        let located = Locator.rows(in: work, limit: options.rowsPerPhoto, budget: budget)
+        let edgeRows = budget.exhausted ? [] : Locator.edgeRows(in: work, avoiding: located.rows, limit: options.edgeRowsPerPhoto)
         for row in located.rows + edgeRows {
             logger.trace("row", metadata: ["x": "\(row.x0)-\(row.x1)", "y": "\(row.y0)-\(row.y1)", "glyphs": "\(row.blobs.count)", "height": "\(row.glyphHeight)", "score": "\(row.score)"])
         }
@@ -152,10 +188,13 @@ public final class PlateReader: Sendable {
 
     /// Stage 2, prepare: every row straightened, segmented and read by the mask classifier
     /// (cheap), most promising first.
-    func prepare(_ located: Located, in image: GrayImage, region: PlateRegion?) -> [(located: TextRow, rows: PreparedRow)] {
-        // Rows are skipped once the read is asked to stop (``Cancellation``), here and in stage 3.
-        var prepared = (located.rows + located.edgeRows).compactMap { row in
-            Cancellation.requested ? nil : prepare(located.full(row), in: image, region: region, minimumGlyphs: 3).map { (located: row, rows: $0) }
+    func prepare(
+        _ located: Located, in image: GrayImage, region: PlateRegion?, budget: PlateBudget = .unlimited
+    ) -> [(located: TextRow, rows: PreparedRow)] {
+        var prepared: [(located: TextRow, rows: PreparedRow)] = []
+        for row in located.rows + located.edgeRows {
+            if budget.exhausted { break }
+            if let p = prepare(located.full(row), in: image, region: region, minimumGlyphs: 3) { prepared.append((located: row, rows: p)) }
         }
         let tallestPrepared = prepared.map(\.rows.row.glyphHeight).max() ?? 1
         prepared.sort { a, b in
@@ -168,11 +207,15 @@ public final class PlateReader: Sendable {
 
     /// Stage 3, read: the most promising rows read with Tesseract and the classifiers; a short
     /// row with a shorter row just above it may be the lower line of a two-row plate.
-    func readRows(_ prepared: [(located: TextRow, rows: PreparedRow)], located: Located, in image: GrayImage, region: PlateRegion?) throws -> [RowRead] {
+    func readRows(
+        _ prepared: [(located: TextRow, rows: PreparedRow)], located: Located, in image: GrayImage, region: PlateRegion?,
+        budget: PlateBudget = .unlimited
+    ) throws -> [RowRead] {
         let search = CandidateSearch(grammar: grammar)
         var reads: [RowRead] = []
         try pool.withReader { ocr in
-            for (row, rows) in prepared.prefix(options.rowsRead) where !Cancellation.requested {
+            for (row, rows) in prepared.prefix(options.rowsRead) {
+                if budget.exhausted { break }
                 guard var read = readRow(rows, ocr: ocr, region: region, image: image) else { continue }
                 let partner = Self.upperPartner(of: row, among: located.all)
                 read.neighbours = Self.neighbours(of: row, among: located.all, except: partner)
@@ -453,10 +496,21 @@ public final class PlateReader: Sendable {
                     ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
             }
         }
-        let positions = Self.combine(tesseract, classified, glyphs)
-        guard positions.count >= 2 else { return nil }
         let search = CandidateSearch(grammar: grammar)
         let limit = max(options.candidates, 8)
+        var positions = Self.combine(tesseract, classified, glyphs)
+        if options.recognizer != .glyphs, let recognizer = SequenceRecognizer.standard {
+            let sequence = recognizer.read(rect.image).positions
+            if options.recognizer == .sequence {
+                positions = sequence
+            } else if sequence.count == positions.count {
+                positions = zip(positions, sequence).map { Self.vote([$0, $1], weights: [1 - options.sequenceWeight, options.sequenceWeight]) }
+            } else if sequence.count >= 2 {
+                let best = { (p: [Position]) in search.search(p, region: region, limit: 1, gap: nil).first?.score ?? 0 }
+                if best(sequence) > best(positions) { positions = sequence }
+            }
+        }
+        guard positions.count >= 2 else { return nil }
         let gap = positions.count == glyphs.glyphs.count ? glyphs.gap : nil
         var candidates = search.search(positions, region: region, limit: limit, gap: gap)
         // A thin stroke hard against the first or last glyph, closer than plate characters are
@@ -640,11 +694,12 @@ public final class PlateReader: Sendable {
     /// Sizes, relative to the first reading, of the further readings that vote.
     static let voteScales = [0.7]
 
-    /// The mean of several readings' scores for one position.
-    static func vote(_ readings: [Position]) -> Position {
+    /// The mean of several readings' scores for one position (weighted when `weights` are given).
+    static func vote(_ readings: [Position], weights: [Double]? = nil) -> Position {
         var scores: [Character: Double] = [:]
-        for r in readings {
-            for (c, p) in r.options { scores[c, default: 0] += p / Double(readings.count) }
+        for (k, r) in readings.enumerated() {
+            let w = weights.map { $0[k] } ?? 1 / Double(readings.count)
+            for (c, p) in r.options { scores[c, default: 0] += p * w }
         }
         return Position(options: scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) })
     }

@@ -59,6 +59,21 @@ struct Scene: Sendable, CustomStringConvertible {
         #expect(abs(a.box[0] - b.box[0]) < 12 && abs(a.box[1] - b.box[1]) < 12)
     }
 
+    /// The CPU budget stops the reader: with a millisecond, locating alone spends it and no row is
+    /// read; with the default the same scene reads. (How long hostile scenes take is measured in
+    /// `plate-bench`, docs/plates.md.)
+    @Test func spentBudgetStopsReading() throws {
+        let scene = try #require(Scene.all.first { $0.file == "de.png" })
+        let image = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent(scene.file).path)
+        var options = PlateReader.Options()
+        options.timeBudgetMilliseconds = 1
+        let starved = try PlateReader(options: options)
+        #expect(try starved.findings(image.gray, region: scene.region).isEmpty)
+        #expect(PlateReader.Options().timeBudgetMilliseconds == PlateReader.Options.defaultTimeBudgetMilliseconds)
+        let plates = try Self.reader.get().read(image.gray, region: scene.region, scaleX: image.scaleX, scaleY: image.scaleY)
+        #expect(plates.first?.text == scene.text)
+    }
+
     @Test func blankImageHasNoPlate() throws {
         let reader = try Self.reader.get()
         let plates = try reader.read(GrayImage(width: 320, height: 240, fill: 128), region: nil)

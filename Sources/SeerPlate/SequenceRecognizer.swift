@@ -1,0 +1,237 @@
+import Foundation
+import SeerImage
+
+/// A small convolutional network that reads a whole straightened plate row at once, without
+/// segmenting it into glyphs: one output column per 8 columns of the rectified row, each a
+/// probability over blank and A–Z 0–9, trained with CTC (connectionist temporal classification).
+///
+/// It was trained only on plate rows rendered from fonts Debian ships (US, EU and Brazilian
+/// layouts with their frames, bands, state names, bolts and stickers, photographed with blur,
+/// glare, shadow, dirt, JPEG loss and noise, and cut out as the rectifier cuts them): see
+/// `scripts/plate-ocr/`, which writes `Resources/plate-ctc.spr`.
+///
+/// Layers: four 3×3 convolutions with ReLU and max-pooling (height 32 → 2, width ÷ 4), a 2×3
+/// convolution over the remaining two rows (ReLU), and a linear layer per column.
+public struct SequenceRecognizer: Sendable {
+    /// The classes after the blank (output 0), in output order.
+    public let classes: [Character]
+    private let layers: [Layer]
+
+    /// Rows of the network's input: the rectified row's band of ±0.8 glyph heights around its
+    /// centre line, averaged 2×2 (the rectifier's glyphs are 40 px tall, so 20 px here).
+    static let height = 32
+    /// Input columns per output column.
+    static let stride = 4
+
+    struct Layer: Sendable {
+        var inputs: Int, outputs: Int, kh: Int, kw: Int, padY: Int, padX: Int
+        /// Max-pooling after the ReLU (1 = none); the last layer has neither.
+        var poolY: Int, poolX: Int
+        var relu: Bool
+        var weights: [Float]
+        var bias: [Float]
+    }
+
+    /// The model shipped with Seer, or nil if its data is unreadable (a build error caught by tests).
+    public static let standard: SequenceRecognizer? = SequenceRecognizer(bytes: PackageResources.plate_ctc_spr)
+
+    /// Parses the format written by `scripts/plate-ocr/train.py`: the ASCII magic `SPR1`,
+    /// little-endian Int32 `height c1 c2 c3 c4 head classes`, the class characters (one byte each,
+    /// the blank first), then Float32 weights and biases layer by layer in PyTorch's order.
+    init?(bytes: [UInt8]) {
+        guard bytes.count > 36, bytes[0..<4].elementsEqual("SPR1".utf8) else { return nil }
+        var offset = 4
+        func int32() -> Int {
+            let v = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+            offset += 4
+            return Int(Int32(bitPattern: v))
+        }
+        let height = int32()
+        let c = [int32(), int32(), int32(), int32()], head = int32(), classCount = int32()
+        guard height == Self.height, c.allSatisfy({ $0 > 0 && $0 <= 256 }), head > 0, head <= 1024, classCount > 1,
+            classCount <= 64, offset + classCount <= bytes.count
+        else { return nil }
+        classes = bytes[(offset + 1)..<(offset + classCount)].map { Character(UnicodeScalar($0)) }
+        offset += classCount
+        var failed = false
+        func floats(_ n: Int) -> [Float] {
+            guard offset + 4 * n <= bytes.count else {
+                failed = true
+                return []
+            }
+            var out = [Float](repeating: 0, count: n)
+            for i in 0..<n {
+                let o = offset + 4 * i
+                out[i] = Float(bitPattern: UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24)
+            }
+            offset += 4 * n
+            return out
+        }
+        let shapes: [(inputs: Int, outputs: Int, kh: Int, kw: Int, padY: Int, padX: Int, poolY: Int, poolX: Int, relu: Bool)] = [
+            (1, c[0], 3, 3, 1, 1, 2, 2, true), (c[0], c[1], 3, 3, 1, 1, 2, 1, true), (c[1], c[2], 3, 3, 1, 1, 2, 2, true),
+            (c[2], c[3], 3, 3, 1, 1, 2, 1, true), (c[3], head, 2, 3, 0, 1, 1, 1, true), (head, classCount, 1, 1, 0, 0, 1, 1, false),
+        ]
+        var layers: [Layer] = []
+        for s in shapes {
+            let w = floats(s.outputs * s.inputs * s.kh * s.kw)
+            let b = floats(s.outputs)
+            layers.append(Layer(
+                inputs: s.inputs, outputs: s.outputs, kh: s.kh, kw: s.kw, padY: s.padY, padX: s.padX, poolY: s.poolY, poolX: s.poolX,
+                relu: s.relu, weights: w, bias: b))
+        }
+        guard !failed, offset == bytes.count else { return nil }
+        self.layers = layers
+    }
+
+    /// The network's input from a rectified row (glyphs dark on light, 40 px tall, centre line
+    /// at mid-height): the band of ±32 rows around the middle averaged 2×2, stretched between its
+    /// 2nd and 98th percentiles (at least 8 levels apart) to 0 (dark) … 1 (light), and padded to a
+    /// multiple of `stride` columns by repeating the last one. Nil when the row is too narrow.
+    static func input(_ rect: GrayImage) -> (values: [Float], width: Int, used: Int)? {
+        let used = rect.width / 2
+        guard used >= stride * 2, rect.height >= 8 else { return nil }
+        let width = (used + stride - 1) / stride * stride
+        let top = Int((Double(rect.height) / 2).rounded()) - height
+        var values = [Float](repeating: 0, count: height * width)
+        rect.pixels.withUnsafeBufferPointer { src in
+            let w = rect.width, h = rect.height
+            for r in 0..<height {
+                let y0 = min(h - 1, max(0, top + 2 * r)), y1 = min(h - 1, max(0, top + 2 * r + 1))
+                for x in 0..<used {
+                    let a = Int(src[y0 * w + 2 * x]) + Int(src[y0 * w + 2 * x + 1]) + Int(src[y1 * w + 2 * x]) + Int(src[y1 * w + 2 * x + 1])
+                    values[r * width + x] = Float(a) / 4
+                }
+            }
+        }
+        var sorted = [Float]()
+        sorted.reserveCapacity(height * used)
+        for r in 0..<height { sorted += values[(r * width)..<(r * width + used)] }
+        sorted.sort()
+        let n = sorted.count
+        let lo = sorted[(n - 1) * 2 / 100]
+        let hi = max(sorted[(n - 1) * 98 / 100], lo + 8)
+        for r in 0..<height {
+            for x in 0..<width {
+                let v = values[r * width + min(x, used - 1)]
+                values[r * width + x] = max(0, min(1, (v - lo) / (hi - lo)))
+            }
+        }
+        return (values, width, used)
+    }
+
+    /// Per output column (`used / stride` of them), the probabilities of blank (index 0) and of
+    /// each of ``classes``.
+    public func columns(_ rect: GrayImage) -> [[Float]] {
+        guard let (values, width, used) = Self.input(rect) else { return [] }
+        var plane = values
+        var h = Self.height, w = width
+        for layer in layers {
+            (plane, h, w) = Self.apply(layer, plane, height: h, width: w)
+        }
+        // plane: classes × 1 × w.
+        let count = classes.count + 1
+        let t = min(w, used / Self.stride)
+        return (0..<t).map { x in
+            var logits = (0..<count).map { plane[$0 * w + x] }
+            let m = logits.max() ?? 0
+            var sum: Float = 0
+            for k in logits.indices {
+                logits[k] = exp(logits[k] - m)
+                sum += logits[k]
+            }
+            return logits.map { $0 / sum }
+        }
+    }
+
+    /// One layer: convolution (zero padding), then ReLU and max-pooling where the layer has them.
+    private static func apply(_ layer: Layer, _ input: [Float], height h: Int, width w: Int) -> ([Float], Int, Int) {
+        let ho = h + 2 * layer.padY - layer.kh + 1, wo = w + 2 * layer.padX - layer.kw + 1
+        var out = [Float](repeating: 0, count: layer.outputs * ho * wo)
+        input.withUnsafeBufferPointer { src in
+            layer.weights.withUnsafeBufferPointer { wt in
+                out.withUnsafeMutableBufferPointer { dst in
+                    for o in 0..<layer.outputs {
+                        let base = o * ho * wo
+                        let b = layer.bias[o]
+                        for k in 0..<(ho * wo) { dst[base + k] = b }
+                        for i in 0..<layer.inputs {
+                            let plane = i * h * w
+                            for ky in 0..<layer.kh {
+                                for kx in 0..<layer.kw {
+                                    let wv = wt[((o * layer.inputs + i) * layer.kh + ky) * layer.kw + kx]
+                                    let dx = kx - layer.padX
+                                    let xStart = max(0, -dx), xEnd = min(wo, w - dx)
+                                    guard xEnd > xStart else { continue }
+                                    for y in 0..<ho {
+                                        let sy = y + ky - layer.padY
+                                        guard sy >= 0, sy < h else { continue }
+                                        let d = base + y * wo, s = plane + sy * w + dx
+                                        for x in xStart..<xEnd { dst[d + x] += wv * src[s + x] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard layer.relu else { return (out, ho, wo) }
+        let hp = ho / layer.poolY, wp = wo / layer.poolX
+        if layer.poolY == 1 && layer.poolX == 1 {
+            return (out.map { max(0, $0) }, ho, wo)
+        }
+        var pooled = [Float](repeating: 0, count: layer.outputs * hp * wp)
+        out.withUnsafeBufferPointer { src in
+            pooled.withUnsafeMutableBufferPointer { dst in
+                for o in 0..<layer.outputs {
+                    for y in 0..<hp {
+                        for x in 0..<wp {
+                            var m: Float = 0  // ReLU: the maximum is at least 0
+                            for py in 0..<layer.poolY {
+                                for px in 0..<layer.poolX {
+                                    m = max(m, src[(o * ho + y * layer.poolY + py) * wo + x * layer.poolX + px])
+                                }
+                            }
+                            dst[(o * hp + y) * wp + x] = m
+                        }
+                    }
+                }
+            }
+        }
+        return (pooled, hp, wp)
+    }
+
+    /// A reading as positions for the candidate search: CTC's best path (the likeliest class per
+    /// column, repeats merged, blanks dropped), each character's probabilities the mean of its
+    /// columns' non-blank probabilities, renormalised. `centres` are the characters' centres in
+    /// the rectified row's columns.
+    func read(_ rect: GrayImage) -> (positions: [Position], centres: [Double]) {
+        let cols = columns(rect)
+        var positions: [Position] = [], centres: [Double] = []
+        var run: [Int] = []
+        var runClass = 0
+        func close() {
+            guard !run.isEmpty, runClass != 0 else { return }
+            var p = [Float](repeating: 0, count: classes.count)
+            for t in run {
+                for k in 0..<classes.count { p[k] += cols[t][k + 1] }
+            }
+            let sum = max(1e-6, p.reduce(0, +))
+            let ranked = p.indices.sorted { p[$0] > p[$1] }.prefix(6).filter { p[$0] / sum > 0.002 }
+            positions.append(Position(options: ranked.map { (classes[$0], Double(p[$0] / sum)) }))
+            let mid = Double(run.first! + run.last!) / 2
+            centres.append((mid + 0.5) * Double(2 * Self.stride))
+        }
+        for (t, c) in cols.enumerated() {
+            let best = c.indices.max { c[$0] < c[$1] } ?? 0
+            if best != runClass || best == 0 {
+                close()
+                run = []
+            }
+            runClass = best
+            if best != 0 { run.append(t) }
+        }
+        close()
+        return (positions, centres)
+    }
+}
