@@ -19,6 +19,26 @@ public struct ScanTargets: OptionSet, Sendable, Hashable {
     public static let plates = ScanTargets(rawValue: 1 << 1)
     /// Codes and plates.
     public static let all: ScanTargets = [.codes, .plates]
+
+    /// The words ``init(parsing:)`` takes, for messages.
+    public static let vocabulary = "codes, plates, codes,plates or all"
+
+    /// Reads what the command line's `--read` and the service's `read=` say: `codes`, `plates`,
+    /// both comma-separated (`codes,plates`), or `all`; case and spaces around a word are ignored,
+    /// and `code`/`plate` are taken for the plural. Nil when a word is none of these or none is given.
+    public init?(parsing text: String) {
+        var targets: ScanTargets = []
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            switch word.lowercased().filter({ $0 != " " }) {
+            case "codes", "code": targets.insert(.codes)
+            case "plates", "plate": targets.insert(.plates)
+            case "all": targets.formUnion(.all)
+            default: return nil
+            }
+        }
+        guard !targets.isEmpty else { return nil }
+        self = targets
+    }
 }
 
 /// A photo read for codes and/or plates: the report and, when asked for, the decoded colour image

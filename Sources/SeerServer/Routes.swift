@@ -99,13 +99,8 @@ enum Routes {
         case "true": timing = true
         case let other?: throw APIError.badRequest("invalidParameter", "'timing' takes true or false; it is '\(other)'.")
         }
-        var targets: ScanTargets = []
-        for word in (query["read"] ?? "codes").split(separator: ",", omittingEmptySubsequences: false) {
-            switch word {
-            case "codes": targets.insert(.codes)
-            case "plates": targets.insert(.plates)
-            default: throw APIError.badRequest("invalidParameter", "'read' takes codes, plates or codes,plates; it is '\(query["read"] ?? "")'.")
-            }
+        guard let targets = ScanTargets(parsing: query["read"] ?? "codes") else {
+            throw APIError.badRequest("invalidParameter", "'read' takes \(ScanTargets.vocabulary); it is '\(query["read"] ?? "")'.")
         }
         let mode = try QueryValue.choice(query, "mode", as: ScanMode.self, names: ["single", "batch"]) ?? .single
         var region: PlateRegion? = nil

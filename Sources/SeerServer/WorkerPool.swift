@@ -80,12 +80,15 @@ public final class WorkerPool: Sendable {
         @Sendable func finish(_ result: Result<T, any Error>) {
             pending.withLock { $0.take() }?.resume(with: result)
         }
-        if let budget {
-            DispatchQueue.global().asyncAfter(deadline: .now() + budget.seconds) {
+        // The budget's timer runs on an event loop of NIO's own: threads that blocking work never holds,
+        // so a job's time-out comes on time however busy Dispatch's and Swift's pools are.
+        let timer = budget.map { budget in
+            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(budget.seconds * 1e9))) {
                 cancellation.cancel()
                 finish(.failure(Refusal.timedOut))
             }
         }
+        defer { timer?.cancel() }
         try await admit(waiting: waiting, client: client)
         return try await withCheckedThrowingContinuation { continuation in
             pending.withLock { $0 = continuation }
@@ -138,7 +141,9 @@ public final class WorkerPool: Sendable {
             case .room: continuation.resume()
             case .refused(let refusal): continuation.resume(throwing: refusal)
             case .wait(let id):
-                DispatchQueue.global().asyncAfter(deadline: .now() + wait.seconds) { self.giveUp(waiter: id, because: .overloaded) }
+                MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(Int64(wait.seconds * 1e9))) {
+                    self.giveUp(waiter: id, because: .overloaded)
+                }
                 // A client gone while its caller waits gives up its place (at once if already gone).
                 if let client { watch.withLock { $0 = client.whenGone { self.giveUp(waiter: id, because: .clientGone) } } }
             }

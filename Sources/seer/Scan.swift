@@ -85,17 +85,10 @@ struct Scan: ParsableCommand {
     }
 
     func parsedTargets() throws -> ScanTargets {
-        var out: ScanTargets = []
-        for name in read.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
-            switch name {
-            case "codes", "code": out.insert(.codes)
-            case "plates", "plate": out.insert(.plates)
-            case "all": out.formUnion(.all)
-            default: throw ValidationError("Unknown --read '\(name)'. Known: codes, plates (comma-separated), all.")
-            }
+        guard let targets = ScanTargets(parsing: read) else {
+            throw ValidationError("--read takes \(ScanTargets.vocabulary); it is '\(read)'.")
         }
-        if out.isEmpty { throw ValidationError("--read needs codes, plates or both.") }
-        return out
+        return targets
     }
 
     func validate() throws {

@@ -193,10 +193,11 @@ enum BenchFixtures {
             try BenchFixtures.copy(BenchFixtures.testImages + "/qr/zxing/qrcode-2/\(n).txt", qr + "/\(n).txt")
         }
         let upca = try BenchFixtures.folder(dir, "qr/upca-2")
-        for n in ["25", "32"] {
-            try BenchFixtures.copy(BenchFixtures.testImages + "/codes/zxing/upca-2-\(n).png", upca + "/\(n).png")
-            try BenchFixtures.copy(BenchFixtures.testImages + "/codes/zxing/upca-2-\(n).txt", upca + "/\(n).txt")
-        }
+        try BenchFixtures.copy(BenchFixtures.testImages + "/codes/zxing/upca-2-25.png", upca + "/25.png")
+        try BenchFixtures.copy(BenchFixtures.testImages + "/codes/zxing/upca-2-25.txt", upca + "/25.txt")
+        // A drawn UPC-A, its truth written as zxing-cpp's sets write it: the 13-digit GTIN.
+        try BenchFixtures.copy(BenchFixtures.testImages + "/codes/upca-036000291452.png", upca + "/36.png")
+        try "0036000291452\n".write(toFile: upca + "/36.txt", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: BenchFixtures.testImages + "/codes/zxing/upca-4-14.png", toPath: upca + "/14.png")  // no truth
         let fp = try BenchFixtures.folder(dir, "qr/falsepositives-1")
         try BenchFixtures.copy(BenchFixtures.testImages + "/plates/nonplates/poster.png", fp + "/poster.png")
