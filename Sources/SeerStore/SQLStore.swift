@@ -353,7 +353,10 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         let offset = max(0, query.offset)
         let rows = try searching("Reading the history", when: query.search != nil) { db -> [SQLRow] in
             let (from, clauses, arguments, searches) = try selection(query, db)
-            let rest = (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")) + " ORDER BY scan.id DESC LIMIT ? OFFSET ?"
+            // SQLite's FTS5 yields rowids newest first by itself, so a page ordered by them stops
+            // early; ordered by scan.id, every match would be sorted first.
+            let order = searches && dialect == .sqlite ? "scanSearch.rowid" : "scan.id"
+            let rest = (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")) + " ORDER BY \(order) DESC LIMIT ? OFFSET ?"
             let page = arguments + [.integer(Int64(limit + 1)), .integer(Int64(offset))]
             let select = "SELECT \(Schema.scanSelect) FROM "
             guard searches, dialect == .postgres else { return try db.rows(select + from + rest, page) }
