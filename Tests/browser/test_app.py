@@ -48,7 +48,7 @@ class Server:
     def __init__(self, tmp, extra=()):
         env = dict(os.environ, TMPDIR=tmp, SEER_LOG="info")
         self.process = subprocess.Popen(
-            [seer_binary(), "serve", "--demo", "--port", "0", "--workers", "1", "--busy-poll", "0", "--loop-scheduling", "normal", *extra],
+            [seer_binary(), "serve", "--demo", "--port", "0", "--workers", "1", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.out_lines = []
         self.err_lines = []
