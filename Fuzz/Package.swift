@@ -7,14 +7,10 @@ let package = Package(
     name: "SeerFuzz",
     dependencies: [.package(name: "Seer", path: "..")],
     targets: [
-        .executableTarget(name: "fuzz-image", dependencies: [.product(name: "SeerImage", package: "Seer")]),
-        .executableTarget(
-            name: "fuzz-codes",
-            dependencies: [.product(name: "SeerImage", package: "Seer"), .product(name: "SeerQR", package: "Seer")]),
-        .executableTarget(
-            name: "fuzz-payload",
-            dependencies: [.product(name: "SeerVerify", package: "Seer"), .product(name: "SeerQR", package: "Seer")]),
-        .executableTarget(name: "fuzz-plate-grammar", dependencies: [.product(name: "SeerPlate", package: "Seer")]),
-        .executableTarget(name: "fuzz-registry", dependencies: [.product(name: "SeerStore", package: "Seer")]),
+        .executableTarget(name: "fuzz-image", dependencies: [.product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-codes", dependencies: [.product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-payload", dependencies: [.product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-plate-grammar", dependencies: [.product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-registry", dependencies: [.product(name: "Seer", package: "Seer")]),
     ]
 )

@@ -1,4 +1,4 @@
-import SeerImage
+import Seer
 
 /// Image decoding (PNG, JPEG, HEIC, WebP) from arbitrary bytes: header only, then a full decode with
 /// and without colour, at a small pixel limit so that inputs cannot ask for large allocations.

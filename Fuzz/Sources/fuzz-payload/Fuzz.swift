@@ -1,5 +1,4 @@
-import SeerQR
-import SeerVerify
+import Seer
 
 /// The payload parsers: what a code's bytes become (text decoding with charset guessing), and what
 /// that text becomes (GS1 Digital Link and element strings, signed tokens, charger ids).

@@ -1,4 +1,4 @@
-import SeerPlate
+import Seer
 
 /// Plate grammars: normalising fuzzed plate text under every region, and parsing fuzzed grammar
 /// sources (then normalising with what they define).

@@ -1,5 +1,5 @@
 import Foundation
-import SeerStore
+import Seer
 
 #if canImport(Glibc)
 import Glibc
