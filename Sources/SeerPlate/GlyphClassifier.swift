@@ -62,33 +62,15 @@ struct GlyphClassifier: Sendable {
     init?(bytes: [UInt8], input: Input = .mask) {
         self.input = input
         guard bytes.count > 24, bytes[0..<4].elementsEqual("SGC1".utf8) else { return nil }
-        var offset = 4
-        func int32() -> Int {
-            let v = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
-            offset += 4
-            return Int(Int32(bitPattern: v))
-        }
+        var reader = ModelBytes(bytes, from: 4)
+        func int32() -> Int { reader.int32() }
+        func floats(_ n: Int) -> [Float] { reader.floats(n) }
         let c = [int32(), int32(), int32()]
         let hidden = int32(), classCount = int32()
         guard c.allSatisfy({ $0 > 0 && $0 <= 256 }), hidden > 0, hidden <= 4096, classCount > 0, classCount <= 64,
-            offset + classCount <= bytes.count
+            let classBytes = reader.bytes(classCount)
         else { return nil }
-        classes = bytes[offset..<(offset + classCount)].map { Character(UnicodeScalar($0)) }
-        offset += classCount
-        var failed = false
-        func floats(_ n: Int) -> [Float] {
-            guard offset + 4 * n <= bytes.count else {
-                failed = true
-                return []
-            }
-            var out = [Float](repeating: 0, count: n)
-            for i in 0..<n {
-                let o = offset + 4 * i
-                out[i] = Float(bitPattern: UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24)
-            }
-            offset += 4 * n
-            return out
-        }
+        classes = classBytes.map { Character(UnicodeScalar($0)) }
         var inputs = 1
         var weights: [[Float]] = [], biases: [[Float]] = []
         for ch in c {
@@ -101,7 +83,7 @@ struct GlyphClassifier: Sendable {
         hiddenBias = floats(hidden)
         outWeights = floats(classCount * hidden)
         outBias = floats(classCount)
-        guard !failed, offset == bytes.count else { return nil }
+        guard reader.atEnd else { return nil }
         channels = c
         self.hidden = hidden
         convWeights = weights
@@ -259,5 +241,52 @@ struct GlyphClassifier: Sendable {
             }
         }
         return out
+    }
+}
+
+/// The bytes of a model file the training scripts write: little-endian Int32 header fields, bytes,
+/// then Float32 arrays, read in order. A read past the end gives nothing and leaves ``atEnd`` false.
+struct ModelBytes {
+    private let data: [UInt8]
+    private var offset: Int
+    private var overrun = false
+
+    init(_ bytes: [UInt8], from offset: Int) {
+        self.data = bytes
+        self.offset = offset
+    }
+
+    /// Whether every read fitted and the file ends where the reads did.
+    var atEnd: Bool { !overrun && offset == data.count }
+
+    private mutating func take(_ n: Int) -> Int? {
+        guard n >= 0, offset + n <= data.count else {
+            overrun = true
+            return nil
+        }
+        defer { offset += n }
+        return offset
+    }
+
+    private func word(_ o: Int) -> UInt32 {
+        UInt32(data[o]) | UInt32(data[o + 1]) << 8 | UInt32(data[o + 2]) << 16 | UInt32(data[o + 3]) << 24
+    }
+
+    /// The next little-endian Int32 (0 past the end).
+    mutating func int32() -> Int {
+        guard let o = take(4) else { return 0 }
+        return Int(Int32(bitPattern: word(o)))
+    }
+
+    /// The next `n` bytes, or nil past the end.
+    mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
+        guard let o = take(n) else { return nil }
+        return data[o..<(o + n)]
+    }
+
+    /// The next `n` little-endian Float32 values (empty past the end).
+    mutating func floats(_ n: Int) -> [Float] {
+        guard let o = take(4 * n) else { return [] }
+        return (0..<n).map { Float(bitPattern: word(o + 4 * $0)) }
     }
 }

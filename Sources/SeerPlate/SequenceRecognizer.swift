@@ -40,33 +40,15 @@ public struct SequenceRecognizer: Sendable {
     /// the blank first), then Float32 weights and biases layer by layer in PyTorch's order.
     init?(bytes: [UInt8]) {
         guard bytes.count > 36, bytes[0..<4].elementsEqual("SPR1".utf8) else { return nil }
-        var offset = 4
-        func int32() -> Int {
-            let v = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
-            offset += 4
-            return Int(Int32(bitPattern: v))
-        }
+        var reader = ModelBytes(bytes, from: 4)
+        func int32() -> Int { reader.int32() }
+        func floats(_ n: Int) -> [Float] { reader.floats(n) }
         let height = int32()
         let c = [int32(), int32(), int32(), int32()], head = int32(), classCount = int32()
         guard height == Self.height, c.allSatisfy({ $0 > 0 && $0 <= 256 }), head > 0, head <= 1024, classCount > 1,
-            classCount <= 64, offset + classCount <= bytes.count
+            classCount <= 64, let classBytes = reader.bytes(classCount)
         else { return nil }
-        classes = bytes[(offset + 1)..<(offset + classCount)].map { Character(UnicodeScalar($0)) }
-        offset += classCount
-        var failed = false
-        func floats(_ n: Int) -> [Float] {
-            guard offset + 4 * n <= bytes.count else {
-                failed = true
-                return []
-            }
-            var out = [Float](repeating: 0, count: n)
-            for i in 0..<n {
-                let o = offset + 4 * i
-                out[i] = Float(bitPattern: UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24)
-            }
-            offset += 4 * n
-            return out
-        }
+        classes = classBytes.dropFirst().map { Character(UnicodeScalar($0)) }
         let shapes: [(inputs: Int, outputs: Int, kh: Int, kw: Int, padY: Int, padX: Int, poolY: Int, poolX: Int, relu: Bool)] = [
             (1, c[0], 3, 3, 1, 1, 2, 2, true), (c[0], c[1], 3, 3, 1, 1, 2, 1, true), (c[1], c[2], 3, 3, 1, 1, 2, 2, true),
             (c[2], c[3], 3, 3, 1, 1, 2, 1, true), (c[3], head, 2, 3, 0, 1, 1, 1, true), (head, classCount, 1, 1, 0, 0, 1, 1, false),
@@ -79,7 +61,7 @@ public struct SequenceRecognizer: Sendable {
                 inputs: s.inputs, outputs: s.outputs, kh: s.kh, kw: s.kw, padY: s.padY, padX: s.padX, poolY: s.poolY, poolX: s.poolX,
                 relu: s.relu, weights: w, bias: b))
         }
-        guard !failed, offset == bytes.count else { return nil }
+        guard reader.atEnd else { return nil }
         self.layers = layers
     }
 
