@@ -11,6 +11,7 @@ is present, so the numbers are the ones those scorers give.
     python3 Benchmarks/codes/codes.py --dataset boofcv [--presets fast,balanced,thorough] [--no-zxing]
     python3 Benchmarks/codes/codes.py --dataset qr
     python3 Benchmarks/codes/codes.py --dataset barcodes [--symbologies all]
+    python3 Benchmarks/codes/codes.py --dataset codes2d      (DataMatrix, PDF417, Aztec, ...; zxing-cpp: every format)
 
 Options: --data DIR (default ../shared/testdata/<dataset folder>), --seer BINARY, --out DIR (CSV of
 every photo), --sets GLOB (only matching sets/categories), --verbose (misses and wrong readings).
@@ -30,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.path.join(os.path.dirname(ROOT), "shared", "tools")
-FOLDERS = {"boofcv": "qr-boofcv", "qr": "qr-photos", "barcodes": "barcodes"}
+FOLDERS = {"boofcv": "qr-boofcv", "qr": "qr-photos", "barcodes": "barcodes", "codes2d": "codes-2d"}
 IMAGE_EXT = (".jpg", ".jpeg", ".png")
 
 
@@ -108,7 +109,9 @@ def zxing_reader(formats_name):
     F = zxingcpp.BarcodeFormat
     formats = {"linear": F.AllLinear, "qr": F.QRCode}.get(formats_name)
     if formats is None:
-        formats = getattr(F, "All", None) or getattr(F, "Any", None)
+        formats = getattr(F, "AllReadable", None) or getattr(F, "All", None) or getattr(F, "Any")
+    # Every format: the symbol's own characters (GS/RS as they are), as score_barcodes.py reads them.
+    options = {"text_mode": zxingcpp.TextMode.Plain} if formats_name == "all" else {}
 
     def load(path):
         im = Image.open(path)
@@ -123,7 +126,7 @@ def zxing_reader(formats_name):
         t0 = clock()
         gray = load(path)
         t1 = clock()
-        found = zxingcpp.read_barcodes(gray, formats=formats)
+        found = zxingcpp.read_barcodes(gray, formats=formats, **options)
         t2 = clock()
         syms = []
         for r in found:
@@ -172,7 +175,7 @@ def main():
     ap.add_argument("--part", choices=["tune", "check", "all"], default="all",
                     help="only the photos of one fixed half (a hash of set/file; see docs/codes.md)")
     ap.add_argument("--zxing-formats", choices=["qr", "linear", "all"],
-                    help="the formats zxing-cpp reads (default: linear for barcodes, else qr)")
+                    help="the formats zxing-cpp reads (default: linear for barcodes, all for codes2d, else qr)")
     ap.add_argument("--no-zxing", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--verbose", action="store_true")
@@ -192,8 +195,9 @@ def main():
     sys.path.insert(0, TOOLS)
     items = discover(data, a.sets, a.part)
     paths = [p for _, p in items]
-    linear = a.dataset == "barcodes"
+    linear = a.dataset in ("barcodes", "codes2d")
     symbologies = a.symbologies or ("all" if linear else None)
+    zxing_formats = a.zxing_formats or {"barcodes": "linear", "codes2d": "all"}.get(a.dataset, "qr")
 
     if a.dataset == "boofcv":
         import boofcv_scoring as bs
@@ -252,7 +256,7 @@ def main():
                 rows.append({"reader": name, "set": s, "photo": p, "ms": ms, "load": None, "part": part_of(data, p),
                              "texts": [x["text"] for x in syms], **score(p, syms)})
     if not a.no_zxing:
-        read = zxing_reader(a.zxing_formats or ("linear" if linear else "qr"))
+        read = zxing_reader(zxing_formats)
         if read is None:
             print("zxing-cpp is not installed (pip install zxing-cpp pillow numpy): skipped", file=sys.stderr)
         else:
@@ -266,7 +270,7 @@ def main():
 
     sets = sorted({s for s, _ in items})
     print(f"{a.dataset}: {len(items)} photos in {len(sets)} sets ({data}), part {a.part}, "
-          f"Seer symbologies {symbologies or 'default'}, zxing-cpp formats {a.zxing_formats or ('linear' if linear else 'qr')}, "
+          f"Seer symbologies {symbologies or 'default'}, zxing-cpp formats {zxing_formats}, "
           f"time {a.clock}\n")
     parts = [("all", rows)]
     if a.part == "all":
