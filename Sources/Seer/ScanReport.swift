@@ -12,8 +12,7 @@ import SeerVerify
 public struct ScanReport: Codable, Sendable, Equatable {
     /// One code read.
     public struct ScannedSymbol: Codable, Sendable, Equatable {
-        /// The symbology: `qr`, `ean13`, `ean8`, `upca`, `upce`, `code128`, `code39`, `i25`,
-        /// `databar`, `databar-exp`.
+        /// The symbology: a ``Symbology`` raw value (`qr`, `ean13`, `code128`, `databar-exp`, …).
         public var format: String
         /// The payload as text, or `null` when it is binary.
         public var text: String?

@@ -82,6 +82,7 @@ public enum Peers {
         let names: [Symbology: String] = [
             .qr: "qrcode", .ean13: "ean13", .ean8: "ean8", .upca: "upca", .upce: "upce", .code128: "code128", .code39: "code39",
             .i25: "i25", .databar: "databar", .databarExpanded: "databar-exp",
+            .codabar: "codabar", .code93: "code93",
         ]
         return ["-Sdisable"] + symbologies.compactMap { names[$0] }.sorted().map { "-S\($0).enable" }
     }

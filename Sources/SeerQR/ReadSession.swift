@@ -313,6 +313,12 @@ struct ReadSession {
             if raw.symbology != .qr {
                 // A reading the bars contradicted once stays refused, whichever pass finds it again.
                 if rejected.contains(where: { $0.bytes == raw.bytes && Self.boxesOverlap($0.corners, corners) }) { continue }
+                // A GS1 reading (DataBar Expanded always) must be a well-formed element string.
+                if raw.symbology == .databarExpanded || raw.isGS1, !GS1Syntax.isWellFormed(raw.bytes) {
+                    if debug { debugLog("\(raw.symbology): not a well-formed GS1 element string: not reported") }
+                    rejected.append((raw.bytes, corners))
+                    continue
+                }
                 guard let checked = checkLinear(raw, corners: corners) else {
                     rejected.append((raw.bytes, corners))
                     continue

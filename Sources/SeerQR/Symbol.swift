@@ -55,6 +55,10 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case databar
     /// GS1 DataBar Expanded.
     case databarExpanded = "databar-exp"
+    /// Codabar (the text keeps its start and stop characters, A–D).
+    case codabar
+    /// Code 93.
+    case code93
 
     /// Whether this is a two-dimensional symbology.
     public var isMatrix: Bool { self == .qr }

@@ -68,6 +68,8 @@ final class ZBarScanner {
         case .i25: ZBAR_I25
         case .databar: ZBAR_DATABAR
         case .databarExpanded: ZBAR_DATABAR_EXP
+        case .codabar: ZBAR_CODABAR
+        case .code93: ZBAR_CODE93
         }
     }
 
@@ -83,6 +85,8 @@ final class ZBarScanner {
         case ZBAR_I25: .i25
         case ZBAR_DATABAR: .databar
         case ZBAR_DATABAR_EXP: .databarExpanded
+        case ZBAR_CODABAR: .codabar
+        case ZBAR_CODE93: .code93
         default: nil
         }
     }

@@ -19,6 +19,10 @@ struct RouteTests {
             #expect(health.object["status"] as? String == "ok")
             let document = try await client.send(.get, "/openapi.json")
             #expect((document.object["openapi"] as? String)?.hasPrefix("3.1") == true)
+            // A symbol's `format` lists exactly the symbologies the engine reads.
+            let schemas = (document.object["components"] as? [String: Any])?["schemas"] as? [String: Any]
+            let format = ((schemas?["Symbol"] as? [String: Any])?["properties"] as? [String: Any])?["format"] as? [String: Any]
+            #expect(Set(format?["enum"] as? [String] ?? []) == Set(Symbology.allCases.map(\.rawValue)))
             _ = try await client.send(
                 .post, "/v1/scans", path: "/v1/scans?device=phone-1", key: harness.device, contentType: "image/png",
                 body: try Photos.bytes("TestImages/products/authentic-link.png"))
