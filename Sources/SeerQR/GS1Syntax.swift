@@ -8,7 +8,7 @@ package enum GS1Syntax {
     /// The length (AI and value) of the element strings of predefined length, by the AI's first two
     /// digits: GS1 General Specifications, "element strings with predefined length using GS1
     /// Application Identifiers". Every one is numeric.
-    static let predefined: [UInt8: Int] = [
+    package static let predefined: [UInt8: Int] = [
         0: 20, 1: 16, 2: 16, 3: 16, 4: 18, 11: 8, 12: 8, 13: 8, 14: 8, 15: 8, 16: 8, 17: 8, 18: 8, 19: 8,
         20: 4, 31: 10, 32: 10, 33: 10, 34: 10, 35: 10, 36: 10, 41: 16,
     ]
@@ -49,5 +49,30 @@ package enum GS1Syntax {
         var sum = 0
         for (k, d) in digits.dropLast().reversed().enumerated() { sum += Int(d - 0x30) * (k % 2 == 0 ? 3 : 1) }
         return (10 - sum % 10) % 10 == Int(last - 0x30)
+    }
+
+    /// The element string (GS after each field of variable length but the last) written in the
+    /// bracketed form `(01)09506000134352(10)L24`, or nil when the text is not in that form.
+    package static func elementString(fromBracketed text: String) -> [UInt8]? {
+        var fields: [(ai: [UInt8], value: [UInt8])] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            guard rest.first == "(", let close = rest.firstIndex(of: ")") else { return nil }
+            let ai = rest[rest.index(after: rest.startIndex)..<close]
+            guard (2...4).contains(ai.count), ai.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            rest = rest[rest.index(after: close)...]
+            let end = rest.firstIndex(of: "(") ?? rest.endIndex
+            guard end > rest.startIndex else { return nil }
+            fields.append((Array(ai.utf8), Array(rest[..<end].utf8)))
+            rest = rest[end...]
+        }
+        guard !fields.isEmpty else { return nil }
+        var out: [UInt8] = []
+        for (k, field) in fields.enumerated() {
+            out += field.ai + field.value
+            let prefix = (field.ai[0] - 0x30) * 10 + (field.ai[1] - 0x30)
+            if k < fields.count - 1 && predefined[prefix] == nil { out.append(groupSeparator) }
+        }
+        return out
     }
 }

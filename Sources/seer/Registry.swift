@@ -7,7 +7,7 @@ struct Registry: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "registry",
         abstract: "Import registry files; write the demo codes, or any text as a QR Code.",
-        subcommands: [RegistryImport.self, RegistryDemo.self, RegistryQR.self, RegistryBench.self])
+        subcommands: [RegistryImport.self, RegistryDemo.self, RegistryQR.self, RegistryDataMatrix.self, RegistryBench.self])
 }
 
 struct RegistryImport: ParsableCommand {
