@@ -41,8 +41,9 @@ struct ReadSession {
     var zbarScans: Set<String> = []
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
-    var wantsQR: Bool { options.symbologies.contains(.qr) }
-    var wantsLinear: Bool { options.symbologies.contains { $0 != .qr } }
+    /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes, whose finder it finds.
+    var wantsQR: Bool { options.symbologies.contains(.qr) || options.symbologies.contains(.microqr) }
+    var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
 
     init(
         image: GrayImage, finer: (@Sendable () -> GrayImage?)? = nil, scanner: ZBarScanner, options: CodeReader.Options,
@@ -120,6 +121,9 @@ struct ReadSession {
             run(pass)
         }
         if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
+        if options.symbologies.contains(.microqr) { readMicroQR() }
+        // QR Codes read while looking for Micro QR Codes only.
+        if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }
         dropConflictingLinear()
     }
 
@@ -236,7 +240,7 @@ struct ReadSession {
     func isUnexplained(before pass: CodePass) -> Bool {
         if found.isEmpty { return true }
         let unexplained = finders.filter { f in
-            f.count >= 3 && !found.contains { $0.raw.symbology == .qr && $0.contains(Point(x: f.x, y: f.y)) }
+            f.count >= 3 && !found.contains { $0.raw.symbology.hasFinderPatterns && $0.contains(Point(x: f.x, y: f.y)) }
         }
         // More detail helps only codes whose modules are small at the reduced level: finders left
         // unexplained that are small there, or codes read whose modules are small (their neighbours
@@ -307,7 +311,7 @@ struct ReadSession {
     /// zbar over a whole image whose coordinates times `scale` are work coordinates.
     mutating func zbarPass(_ image: GrayImage, scale: (Double, Double), filter: CodeFilter = .plain, density: Int = 1) {
         for var raw in scanner.scan(image, density: density) {
-            if raw.symbology == .qr && !wantsQR { continue }
+            if raw.symbology == .qr && !options.symbologies.contains(.qr) { continue }
             let pts = raw.points.map { Point(x: ($0.x + 0.5) * scale.0, y: ($0.y + 0.5) * scale.1) }
             let corners = Self.corners(raw, pts)
             if raw.symbology != .qr {
@@ -428,8 +432,8 @@ struct ReadSession {
     /// neither is reported; nor is an unchecked reading where the bars refused another.
     mutating func dropConflictingLinear() {
         var drop = Set<Int>()
-        for i in found.indices where found[i].raw.symbology != .qr {
-            for j in found.indices where j > i && found[j].raw.symbology != .qr {
+        for i in found.indices where !found[i].raw.symbology.isMatrix {
+            for j in found.indices where j > i && !found[j].raw.symbology.isMatrix {
                 guard found[i].raw.bytes != found[j].raw.bytes else { continue }
                 if Self.boxesOverlap(found[i].corners, found[j].corners) {
                     // A reading the bars confirmed outweighs one they could not check.
@@ -443,7 +447,7 @@ struct ReadSession {
         // contradicted by them: zbar read that symbol two ways, and the one left is not known right.
         // An EAN/UPC too unless confirmed twice over: its place was read two ways, and the bars
         // refused one.
-        for i in found.indices where found[i].raw.symbology != .qr
+        for i in found.indices where !found[i].raw.symbology.isMatrix
             && (!found[i].raw.barsAgree || (Self.isEANFamily(found[i].raw.symbology) && !found[i].raw.confirmedTwice))
         {
             guard !Self.checksItself(found[i].raw.symbology) else { continue }
@@ -483,7 +487,7 @@ struct ReadSession {
     /// resolution, and read from it.
     mutating func finerPass(_ binarization: CodeBinarization) {
         let small = finders.filter { f in
-            f.module < 2.5 && !found.contains { $0.raw.symbology == .qr && $0.contains(Point(x: f.x, y: f.y)) }
+            f.module < 2.5 && !found.contains { $0.raw.symbology.hasFinderPatterns && $0.contains(Point(x: f.x, y: f.y)) }
         }
         if finerImage == nil { finerImage = .some(finer?()) }
         guard !small.isEmpty, let finer = finerImage ?? nil else { return }
@@ -525,7 +529,7 @@ struct ReadSession {
         }
         func explained(_ p: FinderPattern) -> Bool {
             let q = toWork(p)
-            return found.contains { $0.raw.symbology == .qr && $0.contains(q) }
+            return found.contains { $0.raw.symbology.hasFinderPatterns && $0.contains(q) }
         }
         var used = patterns.map(explained)
         if used.allSatisfy({ $0 }) { return }
@@ -726,6 +730,20 @@ struct ReadSession {
         let x = (to[1].x * wTR + to[2].x * wBL - to[0].x) / wBR
         let y = (to[1].y * wTR + to[2].y * wBL - to[0].y) / wBR
         return Homography(from: from + [Point(x: d - 3.5, y: d - 3.5)], to: to + [Point(x: x, y: y)])
+    }
+
+    /// Micro QR Codes: each strong finder pattern that no code read explains, read as a Micro QR
+    /// Code's (``MicroQR``). The locator passes found them; this costs a few samples per finder.
+    mutating func readMicroQR() {
+        for f in finders where f.count >= 3 {
+            if outOfTime { return }
+            let center = Point(x: f.x, y: f.y)
+            if found.contains(where: { $0.contains(center) }) { continue }
+            guard let (decoded, corners) = MicroQR.read(work, center: center, module: f.module) else { continue }
+            if debug { debugLog("micro QR M\(decoded.version) at (\(Int(f.x)),\(Int(f.y)))") }
+            let raw = RawSymbol(symbology: .microqr, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: false, qr: decoded)
+            add(raw, corners: corners, module: f.module)
+        }
     }
 
     /// Adds a code Seer decoded itself from the grid `h` maps.

@@ -60,8 +60,19 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     /// Code 93.
     case code93
 
-    /// Whether this is a two-dimensional symbology.
-    public var isMatrix: Bool { self == .qr }
+    /// Micro QR Code (M1–M4).
+    case microqr
+
+    /// Whether this is a two-dimensional symbology (every one but the linear codes).
+    public var isMatrix: Bool {
+        switch self {
+        case .ean13, .ean8, .upca, .upce, .code128, .code39, .i25, .databar, .databarExpanded, .codabar, .code93: false
+        default: true
+        }
+    }
+
+    /// Whether the symbology is found by QR Code's finder patterns (QR Code and Micro QR Code).
+    var hasFinderPatterns: Bool { self == .qr || self == .microqr }
 }
 
 /// One code read from an image.
