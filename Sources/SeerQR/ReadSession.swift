@@ -42,7 +42,7 @@ struct ReadSession {
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
     var wantsQR: Bool { options.symbologies.contains(.qr) }
-    var wantsLinear: Bool { options.symbologies.contains { $0 != .qr } }
+    var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
 
     init(
         image: GrayImage, finer: (@Sendable () -> GrayImage?)? = nil, scanner: ZBarScanner, options: CodeReader.Options,
@@ -120,6 +120,7 @@ struct ReadSession {
             run(pass)
         }
         if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
+        if options.passes == nil { readAztec() }
         dropConflictingLinear()
     }
 

@@ -55,9 +55,11 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case databar
     /// GS1 DataBar Expanded.
     case databarExpanded = "databar-exp"
+    /// Aztec Code (compact, full-range and runes), read by Seer's own decoder.
+    case aztec
 
     /// Whether this is a two-dimensional symbology.
-    public var isMatrix: Bool { self == .qr }
+    public var isMatrix: Bool { self == .qr || self == .aztec }
 }
 
 /// One code read from an image.
