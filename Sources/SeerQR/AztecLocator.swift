@@ -28,30 +28,38 @@ struct AztecReader {
     func candidates() -> [AztecCandidate] {
         var found: [AztecCandidate] = []
         let w = bin.width, h = bin.height
-        var runs = [Int](repeating: 0, count: 9)
         bin.bits.withUnsafeBufferPointer { bits in
-            for y in 0..<h {
-                let row = y * w
+            // Every other row: a bull's-eye's centre module worth reading is two pixels tall or
+            // more (its centre is found again on its own row and column when confirmed).
+            for y in stride(from: 0, to: h, by: 2) {
+                let row = y &* w
+                // The last nine runs' lengths, oldest first (r0 … r8), and the current run's start.
+                var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0
                 var count = 0, runStart = 0
                 var colour = bits[row]
-                for x in 1...w {
-                    let c: UInt8 = x < w ? bits[row + x] : (colour ^ 1)
-                    if c == colour { continue }
-                    // A run [runStart, x) of `colour` ends.
-                    runs.removeFirst()
-                    runs.append(x - runStart)
-                    count += 1
-                    if colour != 0 && count >= 9 {
-                        if let m = Self.evenRuns(runs) {
-                            let centreStart = x - runs[4...8].reduce(0, +)
-                            let cx = Double(centreStart) + Double(runs[4]) / 2
-                            if let confirmed = confirm(Double(cx), Double(y) + 0.5, module: m) {
+                var x = 1
+                while x <= w {
+                    if x < w && bits[row &+ x] == colour {
+                        x &+= 1
+                        continue
+                    }
+                    (r0, r1, r2, r3, r4, r5, r6, r7) = (r1, r2, r3, r4, r5, r6, r7, r8)
+                    r8 = x &- runStart
+                    count &+= 1
+                    // A dark run ends nine runs after another: the centre run and its neighbours
+                    // about equal is the cheap test, the nine runs the full one.
+                    if colour != 0 && count >= 9 && r4 * 2 >= r3 && r3 * 2 >= r4 && r4 * 2 >= r5 && r5 * 2 >= r4 {
+                        if let m = Self.evenRuns(r0, r1, r2, r3, r4, r5, r6, r7, r8) {
+                            let centreStart = x &- (r4 &+ r5 &+ r6 &+ r7 &+ r8)
+                            let cx = Double(centreStart) + Double(r4) / 2
+                            if let confirmed = confirm(cx, Double(y) + 0.5, module: m) {
                                 merge(confirmed, into: &found)
                             }
                         }
                     }
-                    colour = c
+                    if x < w { colour = bits[row &+ x] }
                     runStart = x
+                    x &+= 1
                 }
             }
         }
@@ -61,11 +69,17 @@ struct AztecReader {
     /// The mean run when nine runs (dark first) are each within half of it of the mean; the outer
     /// two, which may run on into the dark modules of the mode message, need only be long enough.
     static func evenRuns(_ runs: [Int]) -> Double? {
-        let total = runs[1...7].reduce(0, +)
+        evenRuns(runs[0], runs[1], runs[2], runs[3], runs[4], runs[5], runs[6], runs[7], runs[8])
+    }
+
+    @inline(__always)
+    static func evenRuns(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int, _ r4: Int, _ r5: Int, _ r6: Int, _ r7: Int, _ r8: Int) -> Double? {
+        let total = r1 + r2 + r3 + r4 + r5 + r6 + r7
+        guard total >= 11 else { return nil }  // 7 runs of at least 1.5 pixels on average
         let m = Double(total) / 7
-        guard m >= 1.5 else { return nil }
-        for r in runs[1...7] where abs(Double(r) - m) > max(0.5 * m, 1) { return nil }
-        guard Double(runs[0]) >= 0.5 * m, Double(runs[8]) >= 0.5 * m else { return nil }
+        let tolerance = max(0.5 * m, 1)
+        for r in [r1, r2, r3, r4, r5, r6, r7] where abs(Double(r) - m) > tolerance { return nil }
+        guard Double(r0) >= 0.5 * m, Double(r8) >= 0.5 * m else { return nil }
         return m
     }
 
@@ -105,7 +119,15 @@ struct AztecReader {
         let all = Array(up[1..<5].reversed()) + [centre] + Array(down[1..<5])
         guard let m = Self.evenRuns(all), m < 2 * module, module < 2 * m else { return nil }
         let cy = Double(Int(y) - up[0] + 1) + Double(centre) / 2
-        return AztecCandidate(x: x, y: cy, module: (m + module) / 2, hits: 1)
+        // The centre run again on the centre's own row.
+        let row = min(bin.height - 1, max(0, Int(cy)))
+        guard bin.isDark(xi, row) else { return nil }
+        var left = xi, right = xi
+        while left > 0 && bin.isDark(left - 1, row) && xi - left < Int(2 * m) + 2 { left -= 1 }
+        while right < bin.width - 1 && bin.isDark(right + 1, row) && right - xi < Int(2 * m) + 2 { right += 1 }
+        let width = Double(right - left + 1)
+        guard width < 2 * m, 2 * width > m else { return nil }
+        return AztecCandidate(x: Double(left) + width / 2, y: cy, module: (m + module) / 2, hits: 1)
     }
 
     func merge(_ c: AztecCandidate, into found: inout [AztecCandidate]) {
@@ -349,8 +371,8 @@ extension ReadSession {
         var source = image
         var factor = 1
         let side = max(image.width, image.height)
-        if side < 320 {
-            factor = max(2, 480 / max(side, 1))
+        if side < 240 {
+            factor = max(2, 320 / max(side, 1))
             source = Imaging.upscaled(image, by: factor)
         }
         // A local threshold; in images of up to 480 pixels (a symbol filling them has big modules,
@@ -358,7 +380,9 @@ extension ReadSession {
         let binarizations: [CodeBinarization] = max(source.width, source.height) <= 480 ? [.local, .global] : [.local]
         for binarization in binarizations {
             if outOfTime { break }
+            let t0 = elapsedMs
             let bin = binarize(source, binarization)
+            let t1 = elapsedMs
             var reader = AztecReader(bin: bin)
             if debug {
                 let logger = self.logger
@@ -367,7 +391,7 @@ extension ReadSession {
             let f = Double(factor)
             var read = 0
             let candidates = reader.candidates()
-            if debug { debugLog("aztec: \(candidates.count) bull's-eyes, \(binarization), \(bin.width)x\(bin.height)") }
+            if debug { debugLog("aztec: \(candidates.count) bull's-eyes, \(binarization), \(bin.width)x\(bin.height), binarised in \(t1 - t0) ms, searched in \(elapsedMs - t1) ms") }
             for c in candidates.prefix(12) {
                 if outOfTime { break }
                 let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
