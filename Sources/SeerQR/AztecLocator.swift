@@ -216,6 +216,12 @@ struct AztecReader {
         return out
     }
 
+    /// The angle between the directions from `centre` to `a` and to `b`.
+    static func angleBetween(_ a: Point, _ b: Point, _ centre: Point) -> Double {
+        let d = abs(atan2(a.y - centre.y, a.x - centre.x) - atan2(b.y - centre.y, b.x - centre.x))
+        return min(d, 2 * Double.pi - d)
+    }
+
     static func fitLine(_ pts: [Point]) -> (p: Point, d: Point)? {
         let n = Double(pts.count)
         let mx = pts.map(\.x).reduce(0, +) / n, my = pts.map(\.y).reduce(0, +) / n
@@ -251,8 +257,10 @@ struct AztecReader {
     func read(_ c: AztecCandidate) -> (DecodedAztec, [Point])? {
         let centre = Point(x: c.x, y: c.y)
         let rays = 64
-        let edges = edgePoints(c, edges: [4, 6], rays: rays)
-        guard let inner = Self.fitSquare(edges[0], centre: centre) else {
+        // Edges 3–6 lie on the squares at 2.5, 3.5, 4.5 and 5.5 modules (the last two in
+        // full-range symbols only).
+        let edges = edgePoints(c, edges: [3, 4, 5, 6], rays: rays)
+        guard let inner = Self.fitSquare(edges[1], centre: centre) else {
             log?("aztec: no square at 3.5 modules")
             return nil
         }
@@ -273,11 +281,25 @@ struct AztecReader {
             }
         }
         let full = light5 * 10 >= total5 * 9 && dark6 * 10 >= total6 * 9
-        if full, let outer = Self.fitSquare(edges[1], centre: centre) {
-            let big = square.map { Point(x: $0.x / 3.5 * 5.5, y: $0.y / 3.5 * 5.5) }
-            if let wider = Homography(from: big, to: outer) { h = wider }
+        // Every ring's corners, turned to match the inner square's, fitted together.
+        var from = square, to = inner
+        for (k, radius) in [(0, 2.5), (2, 4.5), (3, 5.5)] where full || k == 0 {
+            guard var corners = Self.fitSquare(edges[k], centre: centre) else { continue }
+            let turn = (0..<4).min { a, b in
+                (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + a) % 4], inner[$1], centre) }
+                    < (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + b) % 4], inner[$1], centre) }
+            } ?? 0
+            corners = (0..<4).map { corners[($0 + turn) % 4] }
+            from += square.map { Point(x: $0.x / 3.5 * radius, y: $0.y / 3.5 * radius) }
+            to += corners
         }
+        if from.count > 4, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
         let r = full ? 7 : 5
+        if log != nil {
+            for y in -(r + 1)...(r + 1) {
+                log?("aztec core: " + (-(r + 1)...(r + 1)).map { x in dark(h, Double(x), Double(y)) == true ? "#" : "." }.joined())
+            }
+        }
         log?("aztec: \(full ? "full-range" : "compact") core, corners \(inner.map { "(\(Int($0.x)),\(Int($0.y)))" })")
         // The orientation marks: before, at and after each corner, clockwise.
         let marks: [[(Int, Int)]] = [
@@ -317,6 +339,9 @@ struct AztecReader {
                 continue
             }
             log?("aztec: mode \(mode)")
+            if !mode.compact && mode.size / 2 > 16 {
+                h = refinedOnGrid(h, half: mode.size / 2, from: from, to: to)
+            }
             let half = Double(mode.size / 2)
             func corners() -> [Point] {
                 let e = half + 0.5
@@ -349,6 +374,53 @@ struct AztecReader {
             return (DecodedAztec(bytes: text.bytes, gs1: text.gs1, eci: text.eci, compact: mode.compact, layers: mode.layers, mirrored: o.mirrored), corners())
         }
         return nil
+    }
+
+    /// `h` fitted again to a full-range symbol's reference grid: its lines every 16 modules from the
+    /// centre alternate dark and light (dark on even coordinates), so each crossing is found near
+    /// where `h` puts it as the offset at which a cross of nine modules each way matches best. The
+    /// crossings are taken ring by ring outwards, `h` refitted (least squares, with the core's
+    /// corners) after each ring, so each ring is looked for where the inner ones put it.
+    func refinedOnGrid(_ start: Homography, half: Int, from: [Point], to: [Point]) -> Homography {
+        var h = start, from = from, to = to
+        let rings = (half - 1) / 16
+        guard rings >= 1 else { return h }
+        let offsets = stride(from: -1.2, through: 1.21, by: 0.2).map { $0 }
+        for ring in 1...rings {
+            var added = 0
+            for i in -ring...ring {
+                for j in -ring...ring where max(abs(i), abs(j)) == ring {
+                    let gx = Double(16 * i), gy = Double(16 * j)
+                    var best = (score: -1, samples: 1, dx: 0.0, dy: 0.0)
+                    for ox in offsets {
+                        for oy in offsets {
+                            var score = 0, samples = 0
+                            for t in -4...4 {
+                                let expected = t % 2 == 0
+                                if abs(16 * i + t) <= half {
+                                    samples += 1
+                                    if dark(h, gx + Double(t) + ox, gy + oy) == expected { score += 1 }
+                                }
+                                if t != 0 && abs(16 * j + t) <= half {
+                                    samples += 1
+                                    if dark(h, gx + ox, gy + Double(t) + oy) == expected { score += 1 }
+                                }
+                            }
+                            if score > best.score || (score == best.score && ox * ox + oy * oy < best.dx * best.dx + best.dy * best.dy) {
+                                best = (score, samples, ox, oy)
+                            }
+                        }
+                    }
+                    guard best.score * 10 >= best.samples * 8 else { continue }
+                    from.append(Point(x: gx, y: gy))
+                    to.append(h.apply(gx + best.dx, gy + best.dy))
+                    added += 1
+                }
+            }
+            log?("aztec: reference grid ring \(ring): \(added) crossings found")
+            if added >= 3, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
+        }
+        return h
     }
 
     /// Upright symbol coordinates to the image grid's: mirrored (transposed) first, then turned a
