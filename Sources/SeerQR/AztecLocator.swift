@@ -295,11 +295,6 @@ struct AztecReader {
         }
         if from.count > 4, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
         let r = full ? 7 : 5
-        if log != nil {
-            for y in -(r + 1)...(r + 1) {
-                log?("aztec core: " + (-(r + 1)...(r + 1)).map { x in dark(h, Double(x), Double(y)) == true ? "#" : "." }.joined())
-            }
-        }
         log?("aztec: \(full ? "full-range" : "compact") core, corners \(inner.map { "(\(Int($0.x)),\(Int($0.y)))" })")
         // The orientation marks: before, at and after each corner, clockwise.
         let marks: [[(Int, Int)]] = [
@@ -339,7 +334,7 @@ struct AztecReader {
                 continue
             }
             log?("aztec: mode \(mode)")
-            if !mode.compact && mode.size / 2 > 16 {
+            if !mode.compact && mode.size / 2 > 12 {
                 h = refinedOnGrid(h, half: mode.size / 2, from: from, to: to)
             }
             let half = Double(mode.size / 2)
@@ -383,6 +378,36 @@ struct AztecReader {
     /// corners) after each ring, so each ring is looked for where the inner ones put it.
     func refinedOnGrid(_ start: Homography, half: Int, from: [Point], to: [Point]) -> Homography {
         var h = start, from = from, to = to
+        // First the centre lines, which run across the whole symbol: followed outwards two
+        // modules at a time, each stretch of five modules placed where it alternates best along
+        // the line and across it.
+        let steps = stride(from: -0.6, through: 0.61, by: 0.15).map { $0 }
+        for reach in stride(from: 10, through: half - 2, by: 2) {
+            var added = 0
+            for (ax, ay) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let px = Double(ax * reach), py = Double(ay * reach)
+                var best = (score: -1.0, along: 0.0, across: 0.0)
+                for along in steps {
+                    for across in steps {
+                        // Contrast: the mean of the modules that should be dark less the light ones.
+                        var score = 0.0
+                        for t in -2...2 {
+                            let x = px + Double(ax * t) + Double(ax) * along + Double(ay) * across
+                            let y = py + Double(ay * t) + Double(ay) * along + Double(ax) * across
+                            guard let d = dark(h, x, y) else { continue }
+                            score += (d == ((reach + t) % 2 == 0)) ? 1 : 0
+                        }
+                        let penalty = (along * along + across * across) * 0.01
+                        if score - penalty > best.score { best = (score - penalty, along, across) }
+                    }
+                }
+                guard best.score >= 4.9 else { continue }
+                from.append(Point(x: px, y: py))
+                to.append(h.apply(px + Double(ax) * best.along + Double(ay) * best.across, py + Double(ay) * best.along + Double(ax) * best.across))
+                added += 1
+            }
+            if added >= 2, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
+        }
         let rings = (half - 1) / 16
         guard rings >= 1 else { return h }
         let offsets = stride(from: -1.2, through: 1.21, by: 0.2).map { $0 }
