@@ -265,7 +265,7 @@ struct AztecReader {
             return nil
         }
         let square = [Point(x: -3.5, y: -3.5), Point(x: 3.5, y: -3.5), Point(x: 3.5, y: 3.5), Point(x: -3.5, y: 3.5)]
-        guard var h = Homography(from: square, to: inner) else { return nil }
+        guard let h = Homography(from: square, to: inner) else { return nil }
         // Full-range: ring 5 light and ring 6 dark all round.
         var light5 = 0, dark6 = 0, total5 = 0, total6 = 0
         for t in -5...5 {
@@ -280,7 +280,20 @@ struct AztecReader {
                 if dark(h, Double(x), Double(y)) == true { dark6 += 1 }
             }
         }
-        let full = light5 * 10 >= total5 * 9 && dark6 * 10 >= total6 * 9
+        let likelyFull = light5 * 10 >= total5 * 9 && dark6 * 10 >= total6 * 9
+        // Blur or a coarse threshold can hide a full-range core's rings: one nearly there is read
+        // as compact first, then as full-range (the mode message's check decides).
+        let nearlyFull = light5 * 10 >= total5 * 7 && dark6 * 10 >= total6 * 7
+        for full in likelyFull ? [true] : nearlyFull ? [false, true] : [false] {
+            if let read = readCore(full: full, start: h, edges: edges, inner: inner, centre: centre) { return read }
+        }
+        return nil
+    }
+
+    /// The symbol around a core read as compact or full-range, from the grid `start` the inner square gives.
+    func readCore(full: Bool, start: Homography, edges: [[Point?]], inner: [Point], centre: Point) -> (DecodedAztec, [Point])? {
+        var h = start
+        let square = [Point(x: -3.5, y: -3.5), Point(x: 3.5, y: -3.5), Point(x: 3.5, y: 3.5), Point(x: -3.5, y: 3.5)]
         // Every ring's corners, turned to match the inner square's, fitted together.
         var from = square, to = inner
         for (k, radius) in [(0, 2.5), (2, 4.5), (3, 5.5)] where full || k == 0 {
@@ -349,16 +362,28 @@ struct AztecReader {
                 let text = String(format: "%03d", mode.dataCodewords)
                 return (DecodedAztec(bytes: Array(text.utf8), gs1: false, eci: nil, compact: true, layers: 0, mirrored: o.mirrored), corners())
             }
-            var raw: [Bool] = []
             let positions = AztecLayout.dataPositions(mode)
-            raw.reserveCapacity(positions.count)
             let mid = mode.size / 2
-            for (col, row) in positions {
-                let (ix, iy) = Self.orient(Double(col - mid), Double(row - mid), rotation: o.rotation, mirrored: o.mirrored)
-                guard let d = dark(h, ix, iy) else { return nil }
-                raw.append(d)
+            func sample(_ shift: ((Double, Double) -> (Double, Double))?) -> [Bool]? {
+                var raw: [Bool] = []
+                raw.reserveCapacity(positions.count)
+                for (col, row) in positions {
+                    var (ix, iy) = Self.orient(Double(col - mid), Double(row - mid), rotation: o.rotation, mirrored: o.mirrored)
+                    if let shift { (ix, iy) = shift(ix, iy) }
+                    guard let d = dark(h, ix, iy) else { return nil }
+                    raw.append(d)
+                }
+                return raw
             }
-            guard let data = AztecLayout.correctedData(raw, mode) else {
+            guard let raw = sample(nil) else { return nil }
+            var corrected = AztecLayout.correctedData(raw, mode)
+            // A large symbol bends away from any one homography: sampled again with each module
+            // moved as the reference grid's nearest stretches are.
+            if corrected == nil && !mode.compact && mid > 12, let field = displacements(h, half: mid), let moved = sample(field) {
+                corrected = AztecLayout.correctedData(moved, mode)
+                log?("aztec: sampled again along the reference grid: \(corrected == nil ? "not corrected" : "corrected")")
+            }
+            guard let data = corrected else {
                 log?("aztec: data not corrected")
                 return nil
             }
@@ -446,6 +471,51 @@ struct AztecReader {
             if added >= 3, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
         }
         return h
+    }
+
+    /// How far each stretch of five modules of the reference grid's lines lies from where `h` puts
+    /// it (in modules, along and across its line), as a map moving any grid point by the mean of
+    /// the shifts of the stretches within four modules of it (weighted by nearness; unmoved where
+    /// there is none). Nil when too few stretches are found.
+    func displacements(_ h: Homography, half: Int) -> ((Double, Double) -> (Double, Double))? {
+        var anchors: [(x: Double, y: Double, dx: Double, dy: Double)] = []
+        let steps = stride(from: -0.5, through: 0.51, by: 0.25).map { $0 }
+        let lines = stride(from: -(half / 16) * 16, through: half, by: 16).map { $0 }
+        for a in lines {
+            for t in stride(from: -half + 2, through: half - 2, by: 2) where abs(t) > 8 || abs(a) > 8 {
+                for vertical in [false, true] {
+                    // The stretch centred on (a, t) of a vertical line, or (t, a) of a horizontal one.
+                    let (px, py) = vertical ? (Double(a), Double(t)) : (Double(t), Double(a))
+                    var best = (score: -1.0, dx: 0.0, dy: 0.0)
+                    for along in steps {
+                        for across in steps {
+                            let (dx, dy) = vertical ? (across, along) : (along, across)
+                            var score = 0.0
+                            for k in -2...2 {
+                                let (x, y) = vertical ? (px + dx, py + Double(k) + dy) : (px + Double(k) + dx, py + dy)
+                                if dark(h, x, y) == ((t + k) % 2 == 0) { score += 1 }
+                            }
+                            score -= (dx * dx + dy * dy) * 0.01
+                            if score > best.score { best = (score, dx, dy) }
+                        }
+                    }
+                    if best.score >= 4.9 { anchors.append((px, py, best.dx, best.dy)) }
+                }
+            }
+        }
+        guard anchors.count >= 8 else { return nil }
+        return { x, y in
+            var sx = 0.0, sy = 0.0, sw = 0.0
+            for a in anchors {
+                let d2 = (a.x - x) * (a.x - x) + (a.y - y) * (a.y - y)
+                guard d2 <= 16 else { continue }
+                let w = 1 / (1 + d2)
+                sx += w * a.dx
+                sy += w * a.dy
+                sw += w
+            }
+            return sw > 0 ? (x + sx / sw, y + sy / sw) : (x, y)
+        }
     }
 
     /// Upright symbol coordinates to the image grid's: mirrored (transposed) first, then turned a
