@@ -121,6 +121,7 @@ struct ReadSession {
             run(pass)
         }
         if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
+        if options.passes == nil { readAztec() }
         if options.symbologies.contains(.microqr) { readMicroQR() }
         // QR Codes read while looking for Micro QR Codes only.
         if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }

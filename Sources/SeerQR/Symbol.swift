@@ -62,6 +62,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
 
     /// Micro QR Code (M1–M4).
     case microqr
+    /// Aztec Code (compact, full-range and runes), read by Seer's own decoder.
+    case aztec
 
     /// Whether this is a two-dimensional symbology (every one but the linear codes).
     public var isMatrix: Bool {

@@ -1,0 +1,576 @@
+import Foundation
+import SeerImage
+
+/// A bull's-eye seen in a binary image: its centre and module size in pixels.
+struct AztecCandidate {
+    var x: Double
+    var y: Double
+    var module: Double
+    var hits: Int
+}
+
+/// Finds Aztec bull's-eyes and reads the symbols around them (ISO/IEC 24778).
+///
+/// A bull's-eye is found as nine runs of about one module each (dark, light, … dark) across a row,
+/// confirmed down its column. Rays cast from its centre give the inner edge of the dark square ring
+/// at 3.5 modules (and at 5.5 for full-range symbols; the outer edges run on into the mode
+/// message's dark modules), whose sides are fitted as lines; their corners fix a homography. The orientation marks at the corners of the mode message ring give the
+/// rotation and mirroring, the mode message (Reed–Solomon over GF(16)) the size, and the data layers
+/// are sampled through the homography and corrected with Reed–Solomon over GF(2^m).
+struct AztecReader {
+    let bin: BinaryImage
+    /// Receives the reading's steps (for tracing).
+    var log: ((String) -> Void)? = nil
+
+    // MARK: Finding bull's-eyes
+
+    /// Bull's-eye centres, strongest first.
+    func candidates() -> [AztecCandidate] {
+        var found: [AztecCandidate] = []
+        let w = bin.width, h = bin.height
+        bin.bits.withUnsafeBufferPointer { bits in
+            // Every other row: a bull's-eye's centre module worth reading is two pixels tall or
+            // more (its centre is found again on its own row and column when confirmed).
+            for y in stride(from: 0, to: h, by: 2) {
+                let row = y &* w
+                // The last nine runs' lengths, oldest first (r0 … r8), and the current run's start.
+                var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0
+                var count = 0, runStart = 0
+                var colour = bits[row]
+                var x = 1
+                while x <= w {
+                    if x < w && bits[row &+ x] == colour {
+                        x &+= 1
+                        continue
+                    }
+                    (r0, r1, r2, r3, r4, r5, r6, r7) = (r1, r2, r3, r4, r5, r6, r7, r8)
+                    r8 = x &- runStart
+                    count &+= 1
+                    // A dark run ends nine runs after another: the centre run and its neighbours
+                    // about equal is the cheap test, the nine runs the full one.
+                    if colour != 0 && count >= 9 && r4 * 2 >= r3 && r3 * 2 >= r4 && r4 * 2 >= r5 && r5 * 2 >= r4 {
+                        if let m = Self.evenRuns(r0, r1, r2, r3, r4, r5, r6, r7, r8) {
+                            let centreStart = x &- (r4 &+ r5 &+ r6 &+ r7 &+ r8)
+                            let cx = Double(centreStart) + Double(r4) / 2
+                            if let confirmed = confirm(cx, Double(y) + 0.5, module: m) {
+                                merge(confirmed, into: &found)
+                            }
+                        }
+                    }
+                    if x < w { colour = bits[row &+ x] }
+                    runStart = x
+                    x &+= 1
+                }
+            }
+        }
+        return found.sorted { $0.hits > $1.hits }
+    }
+
+    /// The mean run when nine runs (dark first) are each within half of it of the mean; the outer
+    /// two, which may run on into the dark modules of the mode message, need only be long enough.
+    static func evenRuns(_ runs: [Int]) -> Double? {
+        evenRuns(runs[0], runs[1], runs[2], runs[3], runs[4], runs[5], runs[6], runs[7], runs[8])
+    }
+
+    @inline(__always)
+    static func evenRuns(_ r0: Int, _ r1: Int, _ r2: Int, _ r3: Int, _ r4: Int, _ r5: Int, _ r6: Int, _ r7: Int, _ r8: Int) -> Double? {
+        let total = r1 + r2 + r3 + r4 + r5 + r6 + r7
+        guard total >= 11 else { return nil }  // 7 runs of at least 1.5 pixels on average
+        let m = Double(total) / 7
+        let tolerance = max(0.5 * m, 1)
+        for r in [r1, r2, r3, r4, r5, r6, r7] where abs(Double(r) - m) > tolerance { return nil }
+        guard Double(r0) >= 0.5 * m, Double(r8) >= 0.5 * m else { return nil }
+        return m
+    }
+
+    /// The column through a row's centre holds the same nine runs: the centre, refined.
+    func confirm(_ x: Double, _ y: Double, module: Double) -> AztecCandidate? {
+        let xi = Int(x)
+        guard xi >= 0, xi < bin.width, bin.isDark(xi, Int(y)) else { return nil }
+        // The centre run's part and three runs each way, then the start of the fourth (the dark
+        // ring at four modules, which may run on into the mode message).
+        func runs(_ step: Int) -> [Int]? {
+            var out: [Int] = []
+            var yy = Int(y)
+            var colour = true
+            var length = 0
+            let limit = Int(module * 7) + 4
+            var travelled = 0
+            while travelled <= limit {
+                yy += step
+                travelled += 1
+                guard yy >= 0, yy < bin.height else { return nil }
+                let c = bin.isDark(xi, yy)
+                length += 1
+                if c != colour {
+                    out.append(length)
+                    length = 0
+                    colour = c
+                } else if out.count == 4 && Double(length) >= 0.5 * module {
+                    out.append(length)
+                    return out
+                }
+            }
+            return nil
+        }
+        guard let up = runs(-1), let down = runs(1) else { return nil }
+        // The centre run is up[0] + down[0] - 1 long; the others four each way.
+        let centre = up[0] + down[0] - 1
+        let all = Array(up[1..<5].reversed()) + [centre] + Array(down[1..<5])
+        guard let m = Self.evenRuns(all), m < 2 * module, module < 2 * m else { return nil }
+        let cy = Double(Int(y) - up[0] + 1) + Double(centre) / 2
+        // The centre run again on the centre's own row.
+        let row = min(bin.height - 1, max(0, Int(cy)))
+        guard bin.isDark(xi, row) else { return nil }
+        var left = xi, right = xi
+        while left > 0 && bin.isDark(left - 1, row) && xi - left < Int(2 * m) + 2 { left -= 1 }
+        while right < bin.width - 1 && bin.isDark(right + 1, row) && right - xi < Int(2 * m) + 2 { right += 1 }
+        let width = Double(right - left + 1)
+        guard width < 2 * m, 2 * width > m else { return nil }
+        return AztecCandidate(x: Double(left) + width / 2, y: cy, module: (m + module) / 2, hits: 1)
+    }
+
+    func merge(_ c: AztecCandidate, into found: inout [AztecCandidate]) {
+        for i in found.indices where abs(found[i].x - c.x) < 2 * c.module && abs(found[i].y - c.y) < 2 * c.module {
+            let n = Double(found[i].hits)
+            found[i].x = (found[i].x * n + c.x) / (n + 1)
+            found[i].y = (found[i].y * n + c.y) / (n + 1)
+            found[i].module = (found[i].module * n + c.module) / (n + 1)
+            found[i].hits += 1
+            return
+        }
+        found.append(c)
+    }
+
+    // MARK: Geometry
+
+    /// The points where rays from the centre cross the `edge`-th colour change (1 = the centre's
+    /// own edge), one per ray (nil where a ray does not reach it).
+    func edgePoints(_ c: AztecCandidate, edges: [Int], rays: Int) -> [[Point?]] {
+        var out = [[Point?]](repeating: [Point?](repeating: nil, count: rays), count: edges.count)
+        let maxEdge = edges.max() ?? 1
+        let limit = c.module * (Double(maxEdge) + 2) * 1.6
+        for r in 0..<rays {
+            let angle = Double(r) * 2 * Double.pi / Double(rays)
+            let dx = cos(angle), dy = sin(angle)
+            var t = 0.0, changes = 0
+            var colour = true
+            var last = Point(x: c.x, y: c.y)
+            while t < limit && changes < maxEdge {
+                t += 0.5
+                let px = c.x + dx * t, py = c.y + dy * t
+                let xi = Int(px.rounded(.down)), yi = Int(py.rounded(.down))
+                guard xi >= 0, yi >= 0, xi < bin.width, yi < bin.height else { break }
+                let dark = bin.isDark(xi, yi)
+                if dark != colour {
+                    changes += 1
+                    colour = dark
+                    let edge = Point(x: c.x + dx * (t - 0.25), y: c.y + dy * (t - 0.25))
+                    if let k = edges.firstIndex(of: changes) { out[k][r] = edge }
+                }
+                last = Point(x: px, y: py)
+            }
+            _ = last
+        }
+        return out
+    }
+
+    /// The four corners (clockwise in the image) of the square whose edge the points trace.
+    static func fitSquare(_ points: [Point?], centre: Point) -> [Point]? {
+        let n = points.count
+        guard points.filter({ $0 != nil }).count >= n * 3 / 4 else { return nil }
+        func radius(_ i: Int) -> Double {
+            guard let p = points[((i % n) + n) % n] else { return 0 }
+            return hypot(p.x - centre.x, p.y - centre.y)
+        }
+        // The corners: where the distance peaks, about a quarter turn apart.
+        var bestStart = 0, bestScore = -1.0
+        for j in 0..<(n / 4) {
+            let s = (0..<4).reduce(0.0) { $0 + radius(j + $1 * n / 4) }
+            if s > bestScore { bestScore = s; bestStart = j }
+        }
+        var corners: [Int] = []
+        for k in 0..<4 {
+            let base = bestStart + k * n / 4
+            var best = base
+            for d in -(n / 16)...(n / 16) where radius(base + d) > radius(best) { best = base + d }
+            corners.append(best)
+        }
+        // A line through each side's points, away from the corners.
+        var lines: [(p: Point, d: Point)] = []
+        let margin = max(1, n / 32)
+        for k in 0..<4 {
+            let a = corners[k], b = corners[(k + 1) % 4] + (k == 3 ? n : 0)
+            var pts: [Point] = []
+            if b - a > 2 * margin {
+                for i in (a + margin)...(b - margin) { if let p = points[((i % n) + n) % n] { pts.append(p) } }
+            }
+            guard pts.count >= 3, let line = fitLine(pts) else { return nil }
+            lines.append(line)
+        }
+        var out: [Point] = []
+        for k in 0..<4 {
+            guard let p = intersect(lines[(k + 3) % 4], lines[k]) else { return nil }
+            out.append(p)
+        }
+        return out
+    }
+
+    /// The angle between the directions from `centre` to `a` and to `b`.
+    static func angleBetween(_ a: Point, _ b: Point, _ centre: Point) -> Double {
+        let d = abs(atan2(a.y - centre.y, a.x - centre.x) - atan2(b.y - centre.y, b.x - centre.x))
+        return min(d, 2 * Double.pi - d)
+    }
+
+    static func fitLine(_ pts: [Point]) -> (p: Point, d: Point)? {
+        let n = Double(pts.count)
+        let mx = pts.map(\.x).reduce(0, +) / n, my = pts.map(\.y).reduce(0, +) / n
+        var sxx = 0.0, sxy = 0.0, syy = 0.0
+        for p in pts {
+            sxx += (p.x - mx) * (p.x - mx)
+            sxy += (p.x - mx) * (p.y - my)
+            syy += (p.y - my) * (p.y - my)
+        }
+        let angle = 0.5 * atan2(2 * sxy, sxx - syy)
+        return (Point(x: mx, y: my), Point(x: cos(angle), y: sin(angle)))
+    }
+
+    static func intersect(_ l1: (p: Point, d: Point), _ l2: (p: Point, d: Point)) -> Point? {
+        let det = l1.d.x * l2.d.y - l1.d.y * l2.d.x
+        guard abs(det) > 1e-6 else { return nil }
+        let dx = l2.p.x - l1.p.x, dy = l2.p.y - l1.p.y
+        let t = (dx * l2.d.y - dy * l2.d.x) / det
+        return Point(x: l1.p.x + t * l1.d.x, y: l1.p.y + t * l1.d.y)
+    }
+
+    // MARK: Reading
+
+    /// Whether the binary image is dark where module (x, y) of the centred grid `h` maps.
+    func dark(_ h: Homography, _ x: Double, _ y: Double) -> Bool? {
+        let p = h.apply(x, y)
+        let xi = Int(p.x.rounded(.down)), yi = Int(p.y.rounded(.down))
+        guard xi >= 0, yi >= 0, xi < bin.width, yi < bin.height else { return nil }
+        return bin.isDark(xi, yi)
+    }
+
+    /// A decoded symbol and its corners in this image's pixels (TL, TR, BR, BL as it reads).
+    func read(_ c: AztecCandidate) -> (DecodedAztec, [Point])? {
+        let centre = Point(x: c.x, y: c.y)
+        let rays = 64
+        // Edges 3–6 lie on the squares at 2.5, 3.5, 4.5 and 5.5 modules (the last two in
+        // full-range symbols only).
+        let edges = edgePoints(c, edges: [3, 4, 5, 6], rays: rays)
+        guard let inner = Self.fitSquare(edges[1], centre: centre) else {
+            log?("aztec: no square at 3.5 modules")
+            return nil
+        }
+        let square = [Point(x: -3.5, y: -3.5), Point(x: 3.5, y: -3.5), Point(x: 3.5, y: 3.5), Point(x: -3.5, y: 3.5)]
+        guard let h = Homography(from: square, to: inner) else { return nil }
+        // Full-range: ring 5 light and ring 6 dark all round.
+        var light5 = 0, dark6 = 0, total5 = 0, total6 = 0
+        for t in -5...5 {
+            for (x, y) in [(t, -5), (5, t), (-t, 5), (-5, -t)] {
+                total5 += 1
+                if dark(h, Double(x), Double(y)) == false { light5 += 1 }
+            }
+        }
+        for t in -6...6 {
+            for (x, y) in [(t, -6), (6, t), (-t, 6), (-6, -t)] {
+                total6 += 1
+                if dark(h, Double(x), Double(y)) == true { dark6 += 1 }
+            }
+        }
+        let likelyFull = light5 * 10 >= total5 * 9 && dark6 * 10 >= total6 * 9
+        // Blur or a coarse threshold can hide a full-range core's rings: one nearly there is read
+        // as compact first, then as full-range (the mode message's check decides).
+        let nearlyFull = light5 * 10 >= total5 * 7 && dark6 * 10 >= total6 * 7
+        for full in likelyFull ? [true] : nearlyFull ? [false, true] : [false] {
+            if let read = readCore(full: full, start: h, edges: edges, inner: inner, centre: centre) { return read }
+        }
+        return nil
+    }
+
+    /// The symbol around a core read as compact or full-range, from the grid `start` the inner square gives.
+    func readCore(full: Bool, start: Homography, edges: [[Point?]], inner: [Point], centre: Point) -> (DecodedAztec, [Point])? {
+        var h = start
+        let square = [Point(x: -3.5, y: -3.5), Point(x: 3.5, y: -3.5), Point(x: 3.5, y: 3.5), Point(x: -3.5, y: 3.5)]
+        // Every ring's corners, turned to match the inner square's, fitted together.
+        var from = square, to = inner
+        for (k, radius) in [(0, 2.5), (2, 4.5), (3, 5.5)] where full || k == 0 {
+            guard var corners = Self.fitSquare(edges[k], centre: centre) else { continue }
+            let turn = (0..<4).min { a, b in
+                (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + a) % 4], inner[$1], centre) }
+                    < (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + b) % 4], inner[$1], centre) }
+            } ?? 0
+            corners = (0..<4).map { corners[($0 + turn) % 4] }
+            from += square.map { Point(x: $0.x / 3.5 * radius, y: $0.y / 3.5 * radius) }
+            to += corners
+        }
+        if from.count > 4, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
+        let r = full ? 7 : 5
+        log?("aztec: \(full ? "full-range" : "compact") core, corners \(inner.map { "(\(Int($0.x)),\(Int($0.y)))" })")
+        // The orientation marks: before, at and after each corner, clockwise.
+        let marks: [[(Int, Int)]] = [
+            [(-r, -r + 1), (-r, -r), (-r + 1, -r)],
+            [(r - 1, -r), (r, -r), (r, -r + 1)],
+            [(r, r - 1), (r, r), (r - 1, r)],
+            [(-r + 1, r), (-r, r), (-r, r - 1)],
+        ]
+        let expected: [[Bool]] = [[true, true, true], [false, true, true], [true, false, false], [false, false, false]]
+        let modeUpright = AztecLayout.modePositions(compact: !full)
+        // Orientations by how well the marks fit, best first; the mode message decides.
+        var orientations: [(rotation: Int, mirrored: Bool, misses: Int)] = []
+        for mirrored in [false, true] {
+            for rotation in 0..<4 {
+                var misses = 0
+                for (corner, three) in marks.enumerated() {
+                    for (k, (x, y)) in three.enumerated() {
+                        let (ix, iy) = Self.orient(x, y, rotation: rotation, mirrored: mirrored)
+                        _ = corner
+                        if dark(h, Double(ix), Double(iy)) != expected[corner][k] { misses += 1 }
+                    }
+                }
+                orientations.append((rotation, mirrored, misses))
+            }
+        }
+        orientations.sort { $0.misses < $1.misses }
+        log?("aztec: orientation marks \(orientations.prefix(3).map { "\($0.rotation)\($0.mirrored ? "m" : "") misses \($0.misses)" })")
+        for o in orientations where o.misses <= 2 {
+            var bits: [Bool] = []
+            for (x, y) in modeUpright {
+                let (ix, iy) = Self.orient(x, y, rotation: o.rotation, mirrored: o.mirrored)
+                guard let d = dark(h, Double(ix), Double(iy)) else { return nil }
+                bits.append(d)
+            }
+            guard let mode = AztecLayout.mode(bits, compact: !full) else {
+                log?("aztec: mode message \(bits.map { $0 ? "1" : "0" }.joined()) not corrected")
+                continue
+            }
+            log?("aztec: mode \(mode)")
+            if !mode.compact && mode.size / 2 > 12 {
+                h = refinedOnGrid(h, half: mode.size / 2, from: from, to: to)
+            }
+            let half = Double(mode.size / 2)
+            func corners() -> [Point] {
+                let e = half + 0.5
+                return [(-e, -e), (e, -e), (e, e), (-e, e)].map { (x, y) in
+                    let q = Self.orient(x, y, rotation: o.rotation, mirrored: o.mirrored)
+                    return h.apply(q.0, q.1)
+                }
+            }
+            if mode.rune {
+                let text = String(format: "%03d", mode.dataCodewords)
+                return (DecodedAztec(bytes: Array(text.utf8), gs1: false, eci: nil, compact: true, layers: 0, mirrored: o.mirrored), corners())
+            }
+            let positions = AztecLayout.dataPositions(mode)
+            let mid = mode.size / 2
+            func sample(_ shift: ((Double, Double) -> (Double, Double))?) -> [Bool]? {
+                var raw: [Bool] = []
+                raw.reserveCapacity(positions.count)
+                for (col, row) in positions {
+                    var (ix, iy) = Self.orient(Double(col - mid), Double(row - mid), rotation: o.rotation, mirrored: o.mirrored)
+                    if let shift { (ix, iy) = shift(ix, iy) }
+                    guard let d = dark(h, ix, iy) else { return nil }
+                    raw.append(d)
+                }
+                return raw
+            }
+            guard let raw = sample(nil) else { return nil }
+            var corrected = AztecLayout.correctedData(raw, mode)
+            // A large symbol bends away from any one homography: sampled again with each module
+            // moved as the reference grid's nearest stretches are.
+            if corrected == nil && !mode.compact && mid > 12, let field = displacements(h, half: mid), let moved = sample(field) {
+                corrected = AztecLayout.correctedData(moved, mode)
+                log?("aztec: sampled again along the reference grid: \(corrected == nil ? "not corrected" : "corrected")")
+            }
+            guard let data = corrected else {
+                log?("aztec: data not corrected")
+                return nil
+            }
+            guard let text = AztecText.decode(data) else {
+                log?("aztec: data stream invalid")
+                return nil
+            }
+            return (DecodedAztec(bytes: text.bytes, gs1: text.gs1, eci: text.eci, compact: mode.compact, layers: mode.layers, mirrored: o.mirrored), corners())
+        }
+        return nil
+    }
+
+    /// `h` fitted again to a full-range symbol's reference grid: its lines every 16 modules from the
+    /// centre alternate dark and light (dark on even coordinates), so each crossing is found near
+    /// where `h` puts it as the offset at which a cross of nine modules each way matches best. The
+    /// crossings are taken ring by ring outwards, `h` refitted (least squares, with the core's
+    /// corners) after each ring, so each ring is looked for where the inner ones put it.
+    func refinedOnGrid(_ start: Homography, half: Int, from: [Point], to: [Point]) -> Homography {
+        var h = start, from = from, to = to
+        // First the centre lines, which run across the whole symbol: followed outwards two
+        // modules at a time, each stretch of five modules placed where it alternates best along
+        // the line and across it.
+        let steps = stride(from: -0.6, through: 0.61, by: 0.15).map { $0 }
+        for reach in stride(from: 10, through: half - 2, by: 2) {
+            var added = 0
+            for (ax, ay) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let px = Double(ax * reach), py = Double(ay * reach)
+                var best = (score: -1.0, along: 0.0, across: 0.0)
+                for along in steps {
+                    for across in steps {
+                        // Contrast: the mean of the modules that should be dark less the light ones.
+                        var score = 0.0
+                        for t in -2...2 {
+                            let x = px + Double(ax * t) + Double(ax) * along + Double(ay) * across
+                            let y = py + Double(ay * t) + Double(ay) * along + Double(ax) * across
+                            guard let d = dark(h, x, y) else { continue }
+                            score += (d == ((reach + t) % 2 == 0)) ? 1 : 0
+                        }
+                        let penalty = (along * along + across * across) * 0.01
+                        if score - penalty > best.score { best = (score - penalty, along, across) }
+                    }
+                }
+                guard best.score >= 4.9 else { continue }
+                from.append(Point(x: px, y: py))
+                to.append(h.apply(px + Double(ax) * best.along + Double(ay) * best.across, py + Double(ay) * best.along + Double(ax) * best.across))
+                added += 1
+            }
+            if added >= 2, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
+        }
+        let rings = (half - 1) / 16
+        guard rings >= 1 else { return h }
+        let offsets = stride(from: -1.2, through: 1.21, by: 0.2).map { $0 }
+        for ring in 1...rings {
+            var added = 0
+            for i in -ring...ring {
+                for j in -ring...ring where max(abs(i), abs(j)) == ring {
+                    let gx = Double(16 * i), gy = Double(16 * j)
+                    var best = (score: -1, samples: 1, dx: 0.0, dy: 0.0)
+                    for ox in offsets {
+                        for oy in offsets {
+                            var score = 0, samples = 0
+                            for t in -4...4 {
+                                let expected = t % 2 == 0
+                                if abs(16 * i + t) <= half {
+                                    samples += 1
+                                    if dark(h, gx + Double(t) + ox, gy + oy) == expected { score += 1 }
+                                }
+                                if t != 0 && abs(16 * j + t) <= half {
+                                    samples += 1
+                                    if dark(h, gx + ox, gy + Double(t) + oy) == expected { score += 1 }
+                                }
+                            }
+                            if score > best.score || (score == best.score && ox * ox + oy * oy < best.dx * best.dx + best.dy * best.dy) {
+                                best = (score, samples, ox, oy)
+                            }
+                        }
+                    }
+                    guard best.score * 10 >= best.samples * 8 else { continue }
+                    from.append(Point(x: gx, y: gy))
+                    to.append(h.apply(gx + best.dx, gy + best.dy))
+                    added += 1
+                }
+            }
+            log?("aztec: reference grid ring \(ring): \(added) crossings found")
+            if added >= 3, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
+        }
+        return h
+    }
+
+    /// How far each stretch of five modules of the reference grid's lines lies from where `h` puts
+    /// it (in modules, along and across its line), as a map moving any grid point by the mean of
+    /// the shifts of the stretches within four modules of it (weighted by nearness; unmoved where
+    /// there is none). Nil when too few stretches are found.
+    func displacements(_ h: Homography, half: Int) -> ((Double, Double) -> (Double, Double))? {
+        var anchors: [(x: Double, y: Double, dx: Double, dy: Double)] = []
+        let steps = stride(from: -0.5, through: 0.51, by: 0.25).map { $0 }
+        let lines = stride(from: -(half / 16) * 16, through: half, by: 16).map { $0 }
+        for a in lines {
+            for t in stride(from: -half + 2, through: half - 2, by: 2) where abs(t) > 8 || abs(a) > 8 {
+                for vertical in [false, true] {
+                    // The stretch centred on (a, t) of a vertical line, or (t, a) of a horizontal one.
+                    let (px, py) = vertical ? (Double(a), Double(t)) : (Double(t), Double(a))
+                    var best = (score: -1.0, dx: 0.0, dy: 0.0)
+                    for along in steps {
+                        for across in steps {
+                            let (dx, dy) = vertical ? (across, along) : (along, across)
+                            var score = 0.0
+                            for k in -2...2 {
+                                let (x, y) = vertical ? (px + dx, py + Double(k) + dy) : (px + Double(k) + dx, py + dy)
+                                if dark(h, x, y) == ((t + k) % 2 == 0) { score += 1 }
+                            }
+                            score -= (dx * dx + dy * dy) * 0.01
+                            if score > best.score { best = (score, dx, dy) }
+                        }
+                    }
+                    if best.score >= 4.9 { anchors.append((px, py, best.dx, best.dy)) }
+                }
+            }
+        }
+        guard anchors.count >= 8 else { return nil }
+        return { x, y in
+            var sx = 0.0, sy = 0.0, sw = 0.0
+            for a in anchors {
+                let d2 = (a.x - x) * (a.x - x) + (a.y - y) * (a.y - y)
+                guard d2 <= 16 else { continue }
+                let w = 1 / (1 + d2)
+                sx += w * a.dx
+                sy += w * a.dy
+                sw += w
+            }
+            return sw > 0 ? (x + sx / sw, y + sy / sw) : (x, y)
+        }
+    }
+
+    /// Upright symbol coordinates to the image grid's: mirrored (transposed) first, then turned a
+    /// quarter clockwise `rotation` times.
+    static func orient<T: SignedNumeric>(_ x: T, _ y: T, rotation: Int, mirrored: Bool) -> (T, T) {
+        var (a, b) = mirrored ? (y, x) : (x, y)
+        for _ in 0..<rotation { (a, b) = (-b, a) }
+        return (a, b)
+    }
+}
+
+extension ReadSession {
+    var wantsAztec: Bool { options.symbologies.contains(.aztec) }
+
+    /// Aztec symbols: bull's-eyes looked for on the reduced level (small images enlarged first).
+    mutating func readAztec() {
+        guard wantsAztec, !outOfTime, let (image, scale) = level(.reduced) else { return }
+        let started = elapsedMs
+        defer { if debug { debugLog("aztec: \(String(format: "%.1f", elapsedMs - started)) ms") } }
+        var source = image
+        var factor = 1
+        let side = max(image.width, image.height)
+        if side < 240 {
+            factor = max(2, 320 / max(side, 1))
+            source = Imaging.upscaled(image, by: factor)
+        }
+        // A local threshold; in images of up to 480 pixels (a symbol filling them has big modules,
+        // whose insides a window of a twelfth of the image takes for background) a global one too.
+        let binarizations: [CodeBinarization] = max(source.width, source.height) <= 480 ? [.local, .global] : [.local]
+        for binarization in binarizations {
+            if outOfTime { break }
+            let t0 = elapsedMs
+            let bin = binarize(source, binarization)
+            let t1 = elapsedMs
+            var reader = AztecReader(bin: bin)
+            if debug {
+                let logger = self.logger
+                reader.log = { logger.trace("\($0)") }
+            }
+            let f = Double(factor)
+            var read = 0
+            let candidates = reader.candidates()
+            if debug { debugLog("aztec: \(candidates.count) bull's-eyes, \(binarization), \(bin.width)x\(bin.height), binarised in \(t1 - t0) ms, searched in \(elapsedMs - t1) ms") }
+            for c in candidates.prefix(12) {
+                if outOfTime { break }
+                let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
+                if found.contains(where: { $0.raw.symbology == .aztec && $0.contains(centre) }) { continue }
+                if debug { debugLog("aztec bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) module \(c.module / f) hits \(c.hits), \(binarization)") }
+                guard let (decoded, corners) = reader.read(c) else { continue }
+                let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
+                let raw = RawSymbol(symbology: .aztec, bytes: decoded.bytes, points: [], quality: 1, isGS1: decoded.gs1)
+                add(raw, corners: work, module: c.module / f * scale.0)
+                read += 1
+            }
+            if read > 0 { break }
+        }
+    }
+}
