@@ -13,7 +13,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
     /// One code read.
     public struct ScannedSymbol: Codable, Sendable, Equatable {
         /// The symbology: `qr`, `ean13`, `ean8`, `upca`, `upce`, `code128`, `code39`, `i25`,
-        /// `databar`, `databar-exp`.
+        /// `databar`, `databar-exp`, `datamatrix`.
         public var format: String
         /// The payload as text, or `null` when it is binary.
         public var text: String?

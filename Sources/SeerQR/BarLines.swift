@@ -18,7 +18,7 @@ extension ReadSession {
     var wantsEAN: Bool { !options.symbologies.isDisjoint(with: [.ean13, .upca, .ean8]) }
 
     mutating func readAcrossPatches() {
-        guard wantsEAN, !found.contains(where: { $0.raw.symbology != .qr }), showsBars(),
+        guard wantsEAN, !found.contains(where: { !$0.raw.symbology.isMatrix }), showsBars(),
             let (reduced, scale) = level(.reduced)
         else { return }
         let patches = BarEvidence.patches(in: reduced).sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)

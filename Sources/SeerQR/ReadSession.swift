@@ -42,7 +42,7 @@ struct ReadSession {
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
     var wantsQR: Bool { options.symbologies.contains(.qr) }
-    var wantsLinear: Bool { options.symbologies.contains { $0 != .qr } }
+    var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
 
     init(
         image: GrayImage, finer: (@Sendable () -> GrayImage?)? = nil, scanner: ZBarScanner, options: CodeReader.Options,
@@ -120,6 +120,7 @@ struct ReadSession {
             run(pass)
         }
         if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
+        if options.passes == nil { readDataMatrix() }
         dropConflictingLinear()
     }
 
@@ -422,8 +423,8 @@ struct ReadSession {
     /// neither is reported; nor is an unchecked reading where the bars refused another.
     mutating func dropConflictingLinear() {
         var drop = Set<Int>()
-        for i in found.indices where found[i].raw.symbology != .qr {
-            for j in found.indices where j > i && found[j].raw.symbology != .qr {
+        for i in found.indices where !found[i].raw.symbology.isMatrix {
+            for j in found.indices where j > i && !found[j].raw.symbology.isMatrix {
                 guard found[i].raw.bytes != found[j].raw.bytes else { continue }
                 if Self.boxesOverlap(found[i].corners, found[j].corners) {
                     // A reading the bars confirmed outweighs one they could not check.
@@ -437,7 +438,7 @@ struct ReadSession {
         // contradicted by them: zbar read that symbol two ways, and the one left is not known right.
         // An EAN/UPC too unless confirmed twice over: its place was read two ways, and the bars
         // refused one.
-        for i in found.indices where found[i].raw.symbology != .qr
+        for i in found.indices where !found[i].raw.symbology.isMatrix
             && (!found[i].raw.barsAgree || (Self.isEANFamily(found[i].raw.symbology) && !found[i].raw.confirmedTwice))
         {
             guard !Self.checksItself(found[i].raw.symbology) else { continue }

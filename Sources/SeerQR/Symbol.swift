@@ -55,9 +55,11 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case databar
     /// GS1 DataBar Expanded.
     case databarExpanded = "databar-exp"
+    /// DataMatrix ECC 200 (square and rectangular; GS1 DataMatrix keeps its FNC1 separators as GS, 0x1D).
+    case datamatrix
 
     /// Whether this is a two-dimensional symbology.
-    public var isMatrix: Bool { self == .qr }
+    public var isMatrix: Bool { self == .qr || self == .datamatrix }
 }
 
 /// One code read from an image.

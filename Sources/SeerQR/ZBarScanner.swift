@@ -11,6 +11,8 @@ struct RawSymbol: Sendable {
     var isGS1: Bool
     /// For QR Codes Seer decoded itself (or confirmed by decoding them itself): the decoding.
     var qr: DecodedQR? = nil
+    /// For DataMatrix: the decoded data stream (its segments, ECI and headers).
+    var dataMatrix: DataMatrixStream? = nil
     /// For linear codes: whether a second reading of the bars agreed (``LinearCheck``).
     var barsAgree = false
     /// For EAN/UPC: confirmed twice over (the edges and the rendering both agree), or decoded whole
@@ -50,13 +52,15 @@ final class ZBarScanner {
         // zbar decodes UPC-A and UPC-E inside its EAN-13 decoder: that must be on for them.
         if !symbologies.isDisjoint(with: [.upca, .upce]) { enabled.insert(.ean13) }
         for s in enabled {
-            zbar_image_scanner_set_config(handle, Self.zbarType(s), ZBAR_CFG_ENABLE, 1)
+            guard let type = Self.zbarType(s) else { continue }
+            zbar_image_scanner_set_config(handle, type, ZBAR_CFG_ENABLE, 1)
         }
         zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         return handle
     }
 
-    static func zbarType(_ s: Symbology) -> zbar_symbol_type_t {
+    /// zbar's type for a symbology it reads (nil: one Seer reads without zbar).
+    static func zbarType(_ s: Symbology) -> zbar_symbol_type_t? {
         switch s {
         case .qr: ZBAR_QRCODE
         case .ean13: ZBAR_EAN13
@@ -68,6 +72,7 @@ final class ZBarScanner {
         case .i25: ZBAR_I25
         case .databar: ZBAR_DATABAR
         case .databarExpanded: ZBAR_DATABAR_EXP
+        case .datamatrix: nil
         }
     }
 

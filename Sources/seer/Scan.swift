@@ -36,7 +36,7 @@ struct Scan: ParsableCommand {
 
     @Option(
         name: .long,
-        help: "Comma-separated symbologies: qr, ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, or all (default).")
+        help: "Comma-separated symbologies: qr, ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, datamatrix, or all (default).")
     var symbologies: String = "all"
 
     @Option(name: .long, help: "Effort: fast, balanced (default) or thorough.")

@@ -47,7 +47,7 @@ struct Verify: ParsableCommand {
 
     @Option(
         name: .long,
-        help: "Symbologies to read in photos: qr, ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, or all (default).")
+        help: "Symbologies to read in photos: qr, ean13, ean8, upca, upce, code128, code39, i25, databar, databar-exp, datamatrix, or all (default).")
     var symbologies: String = "all"
 
     @Option(name: .long, help: "A decoded payload to verify (repeatable).")
