@@ -32,13 +32,22 @@ enum DataMatrixReader {
         /// The least contrast (0–100) of an edge libdmtx follows.
         var edgeThreshold = 10
         /// How long libdmtx may look (wall clock; libdmtx has no other clock).
-        var timeoutMilliseconds = 50
+        var timeoutMilliseconds = 50.0
         /// Read the image mirrored (a symbol printed or photographed back to front).
         var mirrored = false
         /// How much longer the scan may go on once a symbol is read.
-        var afterReadMilliseconds = 4
+        var afterReadMilliseconds = 4.0
         /// At most this many regions are decoded.
         var maxRegions = 16
+    }
+
+    /// libdmtx's clock (wall time, to the microsecond) `milliseconds` from now.
+    static func time(in milliseconds: Double) -> DmtxTime {
+        var t = dmtxTimeNow()
+        let usec = Int(t.usec) + Int(milliseconds * 1000)
+        t.sec += usec / 1_000_000
+        t.usec = UInt(usec % 1_000_000)
+        return t
     }
 
     /// Scans `image` for DataMatrix symbols.
@@ -50,7 +59,7 @@ enum DataMatrixReader {
         else { return result }
         decoder.set(DmtxPropScanGap, settings.scanGap)
         decoder.set(DmtxPropEdgeThresh, settings.edgeThreshold)
-        var timeout = dmtxTimeAdd(dmtxTimeNow(), settings.timeoutMilliseconds)
+        var timeout = Self.time(in: settings.timeoutMilliseconds)
         var regions = 0
         while regions < settings.maxRegions, !Cancellation.requested {
             guard let region = decoder.nextRegion(timeout: &timeout) else { break }
@@ -62,7 +71,7 @@ enum DataMatrixReader {
             result.symbols.append(read)
             // Once a symbol is read, the rest of the image gets a little more time: a second symbol
             // beside it is found in it, and the scan of a picture that one symbol fills ends soon.
-            let soon = dmtxTimeAdd(dmtxTimeNow(), settings.afterReadMilliseconds)
+            let soon = Self.time(in: settings.afterReadMilliseconds)
             if soon.sec < timeout.sec || (soon.sec == timeout.sec && soon.usec < timeout.usec) { timeout = soon }
         }
         return result
@@ -205,22 +214,26 @@ extension ReadSession {
     /// to a long side of about ``dataMatrixSmallTarget`` pixels with a light margin, since libdmtx
     /// needs a few pixels per module and a quiet zone to follow a symbol's edges.
     static let dataMatrixSmallSide = 400
-    static let dataMatrixSmallTarget = 400
-    /// libdmtx's time on a small picture, and on a larger one, where it looks at a long side of
-    /// about ``dataMatrixLargeSide`` pixels and stops soon: its scan goes from coarse to fine, so a
-    /// symbol large in the photo is met first, and a photo with no symbol costs little (the photos
-    /// with no code cost at most 10 % more than without DataMatrix; docs/codes.md).
-    static let dataMatrixSmallMilliseconds = 40
-    static let dataMatrixLargeMilliseconds = 1
+    static let dataMatrixSmallTarget = 300
+    /// libdmtx's time on a small picture: a millisecond for every ``dataMatrixPixelsPerMillisecond``
+    /// of its pixels before enlarging, within 2–40 ms (a picture of a few pixels holds little to look at).
+    static let dataMatrixPixelsPerMillisecond = 1000
+    /// On a larger photo libdmtx looks at a long side of about ``dataMatrixLargeSide`` pixels for a
+    /// twentieth of the time the read has taken so far (at least 0.3 ms): its scan goes from coarse
+    /// to fine, so a symbol large in the photo is met first, and a photo with no symbol costs about
+    /// 5 % more than without DataMatrix (docs/codes.md).
+    static let dataMatrixLargeShare = 0.05
     static let dataMatrixLargeSide = 256
 
     /// Reads DataMatrix symbols on the reduced level, while time is left: libdmtx over the level (a
     /// small one enlarged), then, only where it located a symbol it could not read, the level mirrored.
     mutating func readDataMatrix() {
         guard wantsDataMatrix, !outOfTime, let (reduced, scale) = level(.reduced) else { return }
-        let left = Int(Double(options.timeBudgetMilliseconds) - elapsedMs)
+        let left = Double(options.timeBudgetMilliseconds) - elapsedMs
         guard left > 0 else { return }
         let side = max(reduced.width, reduced.height)
+        // A caller who gives the read more time than the preset's gives libdmtx more in proportion.
+        let stretch = max(1, Double(options.timeBudgetMilliseconds) / Double(options.preset.defaultBudgetMilliseconds))
         var settings = DataMatrixReader.Settings()
         var image = reduced
         // Image pixels = (scanned pixels − margin) / factor.
@@ -229,10 +242,11 @@ extension ReadSession {
             factor = max(1, min(8, Self.dataMatrixSmallTarget / side))
             margin = 2 * factor
             if factor > 1 { image = Self.enlarged(reduced, by: factor, margin: margin) }
-            settings.timeoutMilliseconds = min(left, Self.dataMatrixSmallMilliseconds)
+            let cap = min(40, max(2, Double(reduced.width * reduced.height) / Double(Self.dataMatrixPixelsPerMillisecond)))
+            settings.timeoutMilliseconds = min(left, cap * stretch)
         } else {
             settings.shrink = max(2, side / Self.dataMatrixLargeSide)
-            settings.timeoutMilliseconds = min(left, Self.dataMatrixLargeMilliseconds)
+            settings.timeoutMilliseconds = min(left, max(0.3 * stretch, elapsedMs * Self.dataMatrixLargeShare))
         }
         let toLevel = { (p: Point) in Point(x: (p.x - Double(margin)) / Double(factor), y: (p.y - Double(margin)) / Double(factor)) }
         let scan = DataMatrixReader.scan(image, settings)
