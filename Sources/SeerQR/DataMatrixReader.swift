@@ -159,12 +159,12 @@ final class DmtxDecoderOwner {
         else { return nil }
         // The fitted grid's unit square, mapped to the image: (0, 0) is the corner of the L.
         let m = region.handle.pointee.fit2raw
-        let rows = [[m.0.0, m.0.1, m.0.2], [m.1.0, m.1.1, m.1.2], [m.2.0, m.2.1, m.2.2]]
+        let matrix = [[m.0.0, m.0.1, m.0.2], [m.1.0, m.1.1, m.1.2], [m.2.0, m.2.1, m.2.2]]
         let s = Double(shrink)
         func raw(_ u: Double, _ v: Double) -> Point {
-            let w = u * rows[0][2] + v * rows[1][2] + rows[2][2]
-            let x = (u * rows[0][0] + v * rows[1][0] + rows[2][0]) / w
-            let y = (u * rows[0][1] + v * rows[1][1] + rows[2][1]) / w
+            let w = u * matrix[0][2] + v * matrix[1][2] + matrix[2][2]
+            let x = (u * matrix[0][0] + v * matrix[1][0] + matrix[2][0]) / w
+            let y = (u * matrix[0][1] + v * matrix[1][1] + matrix[2][1]) / w
             // libdmtx counts rows from the bottom unless flipped (the mirrored scan).
             let px = (x + 0.5) * s
             let py = mirrored ? (y + 0.5) * s : Double(imageHeight) - (y + 0.5) * s
@@ -172,10 +172,10 @@ final class DmtxDecoderOwner {
         }
         // As the symbol reads: the L's corner is its bottom-left.
         let corners = [raw(0, 1), raw(1, 1), raw(1, 0), raw(0, 0)]
-        let cols = Double(region.handle.pointee.symbolCols), rowsCount = Double(region.handle.pointee.symbolRows)
-        let width = ((corners[1].x - corners[0].x) * (corners[1].x - corners[0].x) + (corners[1].y - corners[0].y) * (corners[1].y - corners[0].y)).squareRoot()
-        let height = ((corners[3].x - corners[0].x) * (corners[3].x - corners[0].x) + (corners[3].y - corners[0].y) * (corners[3].y - corners[0].y)).squareRoot()
-        let module = max(1, cols) > 0 ? (width / max(1, cols) + height / max(1, rowsCount)) / 2 : 0
+        // Pixels per module: each side over its count of modules.
+        func length(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        let columns = Double(max(1, region.handle.pointee.symbolCols)), rows = Double(max(1, region.handle.pointee.symbolRows))
+        let module = (length(corners[0], corners[1]) / columns + length(corners[0], corners[3]) / rows) / 2
         return DataMatrixRead(stream: stream, corners: corners, module: module)
     }
 }
