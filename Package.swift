@@ -45,6 +45,9 @@ let package = Package(
             name: "CZBar", pkgConfig: "zbar",
             providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(
+            name: "CDmtx", pkgConfig: "libdmtx",
+            providers: [.apt(["libdmtx-dev"])]),
+        .systemLibrary(
             name: "CTesseract", pkgConfig: "tesseract",
             providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(
@@ -109,7 +112,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "SeerQR",
-            dependencies: ["SeerImage", "CZBar", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SeerImage", "CZBar", "CDmtx", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .target(
             name: "Seer",

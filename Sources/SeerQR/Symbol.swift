@@ -64,6 +64,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case microqr
     /// Aztec Code (compact, full-range and runes), read by Seer's own decoder.
     case aztec
+    /// DataMatrix ECC 200 (square and rectangular; GS1 DataMatrix keeps its FNC1 separators as GS, 0x1D).
+    case datamatrix
 
     /// Whether this is a two-dimensional symbology (every one but the linear codes).
     public var isMatrix: Bool {

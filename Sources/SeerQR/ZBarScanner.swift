@@ -11,6 +11,8 @@ struct RawSymbol: Sendable {
     var isGS1: Bool
     /// For QR Codes Seer decoded itself (or confirmed by decoding them itself): the decoding.
     var qr: DecodedQR? = nil
+    /// For DataMatrix: the decoded data stream (its segments, ECI and headers).
+    var dataMatrix: DataMatrixStream? = nil
     /// For linear codes: whether a second reading of the bars agreed (``LinearCheck``).
     var barsAgree = false
     /// For EAN/UPC: confirmed twice over (the edges and the rendering both agree), or decoded whole
