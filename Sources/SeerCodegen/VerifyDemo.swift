@@ -15,8 +15,10 @@ public enum VerifyDemo {
         public var file: String
         /// `product` or `charger`.
         public var kind: String
-        /// The payload the QR Code holds.
+        /// The payload the code holds.
         public var payload: String
+        /// The code's symbology: `qr`, or `datamatrix` (a GS1 element string, as medicine packs carry).
+        public var symbology: String = "qr"
         /// The expected verdict (products) or action (chargers), scanned in batch mode in file order.
         public var expected: String
         /// What the code demonstrates.
@@ -33,6 +35,7 @@ public enum VerifyDemo {
             "globex-p256": try .es256(kid: "globex-p256", scalar: seed("globex-p256")),
             "globex-2025": try .ed25519(kid: "globex-2025", seed: seed("globex-2025")),
             "forger": try .ed25519(kid: "acme-2026", seed: seed("forger")),
+            "medica-2025": try .ed25519(kid: "medica-2025", seed: seed("medica-2025")),
         ]
     }
 
@@ -40,6 +43,7 @@ public enum VerifyDemo {
     static let cream = "09506000134369"
     static let pads = "09506000134376"
     static let soap = "09506000134383"
+    static let tablets = "09506000134390"
 
     /// The demo registry split the way `Examples/registry/` ships it.
     public static func registryFiles() throws -> [(name: String, file: RegistryFile)] {
@@ -48,12 +52,14 @@ public enum VerifyDemo {
             Brand(id: "acme", name: "Acme Cosmetics", keys: [keys["acme-2025"]!.publicKey(), keys["acme-2019"]!.publicKey(status: .revoked)]),
             Brand(id: "globex", name: "Globex Auto Parts", keys: [keys["globex-p256"]!.publicKey(), keys["globex-2025"]!.publicKey()]),
             Brand(id: "plainco", name: "Plain Co", requiresSignature: false),
+            Brand(id: "medica", name: "Medica Pharma", keys: [keys["medica-2025"]!.publicKey()]),
         ]
         let products = [
             Product(gtin: serum, name: "Radiance Serum 30 ml", brand: "acme", category: "cosmetics", markets: ["DE", "FR", "NL"]),
             Product(gtin: cream, name: "Night Cream 50 ml", brand: "acme", category: "cosmetics"),
             Product(gtin: pads, name: "Ceramic Brake Pads", brand: "globex", category: "autoparts"),
             Product(gtin: soap, name: "Plain Soap", brand: "plainco", category: "household"),
+            Product(gtin: tablets, name: "Ibuprofen 400 mg, 24 tablets", brand: "medica", category: "medicine", markets: ["DE", "FR", "NL"]),
         ]
         var serials = (1001...1020).map { SerialRecord(gtin: serum, serial: "S\($0)") }
         serials += [
@@ -62,6 +68,7 @@ public enum VerifyDemo {
             SerialRecord(gtin: cream, serial: "C1001"),
             SerialRecord(gtin: pads, serial: "P1001"), SerialRecord(gtin: pads, serial: "P1002"),
             SerialRecord(gtin: soap, serial: "H1001"),
+            SerialRecord(gtin: tablets, serial: "M1001"), SerialRecord(gtin: tablets, serial: "M1002"),
         ]
         let users = [
             PlateOwner(id: "rcp-7f3a9c", name: "Alex Example", email: "alex@example.com", plate: "AB12 CDE", country: try Country.parse("GB")),
@@ -107,6 +114,10 @@ public enum VerifyDemo {
             Code(file: "authentic-element.png", kind: "product",
                  payload: try CodeIssuer.elementString(F(gtin: cream, serial: "C1001", lot: "N5", expiry: "271130"), key: keys["acme-2025"]!),
                  expected: "authentic", note: "GS1 element string with (91) key id and (8030) signature"),
+            Code(file: "medicine-pack.png", kind: "product",
+                 payload: try CodeIssuer.elementString(F(gtin: tablets, serial: "M1001", lot: "B2417", expiry: "281130"), key: keys["medica-2025"]!),
+                 symbology: "datamatrix", expected: "authentic",
+                 note: "GS1 DataMatrix of a medicine pack: GTIN, expiry, lot, serial, (91) key id and (8030) signature"),
             Code(file: "authentic-jws.png", kind: "product", payload: token, expected: "authentic",
                  note: "compact JWS signed ES256 by Globex"),
             Code(file: "authentic-unsigned.png", kind: "product", payload: try link(soap, "H1001", nil), expected: "authentic",
@@ -151,14 +162,20 @@ public enum VerifyDemo {
     }
 
     /// Writes every demo code as a PNG (QR Code, level M, `moduleSize` pixels per module, 4-module quiet
-    /// zone) into `directory`, with `codes.json` listing payloads and expected answers.
+    /// zone; a GS1 Data Matrix for `datamatrix` codes) into `directory`, with `codes.json` listing
+    /// payloads and expected answers.
     @discardableResult
     public static func write(to directory: String, moduleSize: Int = 6) throws -> [Code] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let list = try codes()
         for code in list {
-            let symbol = try QREncoder.encode(code.payload, errorCorrection: .medium)
-            try PNGWriter.write(symbol.image(moduleSize: moduleSize), to: directory + "/" + code.file)
+            let image: GrayImage
+            if code.symbology == "datamatrix" {
+                image = try DataMatrixEncoder.encode(Array(code.payload.utf8), gs1: true).image(moduleSize: moduleSize, quietZone: 4)
+            } else {
+                image = try QREncoder.encode(code.payload, errorCorrection: .medium).image(moduleSize: moduleSize)
+            }
+            try PNGWriter.write(image, to: directory + "/" + code.file)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

@@ -35,6 +35,31 @@ struct RouteTests {
         }
     }
 
+    @Test("a medicine pack's GS1 DataMatrix is read, parsed into its AIs, verified, saved and found by search")
+    func medicinePack() async throws {
+        let harness = try Harness()
+        try await harness.test { client in
+            let scan = try await client.send(
+                .post, "/v1/scans", key: harness.device, contentType: "image/png",
+                body: try Photos.bytes("TestImages/products/medicine-pack.png"))
+            #expect(scan.status == 200)
+            let symbols = scan.object["symbols"] as? [[String: Any]] ?? []
+            #expect(symbols.map { $0["format"] as? String } == ["datamatrix"])
+            #expect(symbols.first?["gs1"] as? Bool == true)
+            let verification = symbols.first?["verification"] as? [String: Any]
+            #expect(verification?["verdict"] as? String == "authentic")
+            #expect(verification?["gtin"] as? String == "09506000134390")
+            #expect(verification?["serial"] as? String == "M1001")
+            #expect(verification?["lot"] as? String == "B2417")
+            #expect(verification?["expiry"] as? String == "281130")
+            #expect(verification?["symbology"] as? String == "datamatrix")
+            let page = try await client.send(.get, "/v1/scans", path: "/v1/scans?search=ibuprofen", key: harness.device)
+            let scans = page.object["scans"] as? [[String: Any]] ?? []
+            #expect(scans.map { $0["serial"] as? String } == ["M1001"])
+            #expect(scans.first?["symbology"] as? String == "datamatrix")
+        }
+    }
+
     @Test("a photo is read, verified, answered as the CLI's JSON and saved to the device's history")
     func scanAndHistory() async throws {
         let harness = try Harness()
