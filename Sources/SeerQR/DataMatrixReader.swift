@@ -216,8 +216,10 @@ extension ReadSession {
     static let dataMatrixSmallSide = 400
     static let dataMatrixSmallTarget = 300
     /// libdmtx's time on a small picture: a millisecond for every ``dataMatrixPixelsPerMillisecond``
-    /// of its pixels before enlarging, within 2–40 ms (a picture of a few pixels holds little to look at).
-    static let dataMatrixPixelsPerMillisecond = 1000
+    /// of its pixels before enlarging, within 1–4 ms: the tune half's symbols that libdmtx reads at
+    /// all it reads within that (as within the 2–40 ms tried first), and a picture with none keeps it
+    /// busy for the whole allowance.
+    static let dataMatrixPixelsPerMillisecond = 10000
     /// On a larger photo libdmtx looks at a long side of about ``dataMatrixLargeSide`` pixels for a
     /// twentieth of the time the read has taken so far (at least 0.3 ms): its scan goes from coarse
     /// to fine, so a symbol large in the photo is met first, and a photo with no symbol costs about
@@ -242,7 +244,7 @@ extension ReadSession {
             factor = max(1, min(8, Self.dataMatrixSmallTarget / side))
             margin = 2 * factor
             if factor > 1 { image = Self.enlarged(reduced, by: factor, margin: margin) }
-            let cap = min(40, max(2, Double(reduced.width * reduced.height) / Double(Self.dataMatrixPixelsPerMillisecond)))
+            let cap = min(4, max(1, Double(reduced.width * reduced.height) / Double(Self.dataMatrixPixelsPerMillisecond)))
             settings.timeoutMilliseconds = min(left, cap * stretch)
         } else {
             settings.shrink = max(2, side / Self.dataMatrixLargeSide)
