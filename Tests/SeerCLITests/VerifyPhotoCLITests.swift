@@ -13,7 +13,7 @@ struct VerifyPhotoCLITests {
         let files = try FileManager.default.contentsOfDirectory(atPath: registry.path).filter { $0.hasSuffix(".json") }.sorted()
         #expect(try CLI.run(["registry", "import", "--db", db] + files.map { registry.appendingPathComponent($0).path }).status == 0)
 
-        struct Code: Decodable { var file: String, kind: String, payload: String, expected: String }
+        struct Code: Decodable { var file: String, kind: String, payload: String, symbology: String, expected: String }
         let codes = try JSONDecoder().decode([Code].self, from: Data(contentsOf: URL(fileURLWithPath: "\(Self.products)/codes.json")))
         let products = codes.filter { $0.kind == "product" }
         // File order as a shell glob gives it; the only order that matters (cloned-1 before cloned-2) holds.
@@ -26,7 +26,7 @@ struct VerifyPhotoCLITests {
             let line = lines.first { $0["source"] as? String == "\(Self.products)/\(code.file)" }
             #expect(line?["verdict"] as? String == code.expected, "\(code.file)")
             #expect(line?["payload"] as? String == code.payload, "\(code.file)")
-            #expect(line?["symbology"] as? String == "qr")
+            #expect(line?["symbology"] as? String == code.symbology, "\(code.file)")
         }
         let history = try CLI.run(["history", "--db", db, "--format", "json", "--limit", "100"])
         let scans = try #require((try CLI.jsonLines(history.out).first)?["scans"] as? [Any])
