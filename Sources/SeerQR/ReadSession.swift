@@ -120,6 +120,7 @@ struct ReadSession {
             run(pass)
         }
         if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
+        readPDF417()
         dropConflictingLinear()
     }
 

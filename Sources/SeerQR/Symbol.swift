@@ -59,9 +59,11 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case codabar
     /// Code 93.
     case code93
+    /// PDF417 (stacked rows of codewords; Macro PDF417 segments are read as their data).
+    case pdf417
 
     /// Whether this is a two-dimensional symbology.
-    public var isMatrix: Bool { self == .qr }
+    public var isMatrix: Bool { self == .qr || self == .pdf417 }
 }
 
 /// One code read from an image.

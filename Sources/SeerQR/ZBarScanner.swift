@@ -49,7 +49,8 @@ final class ZBarScanner {
         var enabled = symbologies
         // zbar decodes UPC-A and UPC-E inside its EAN-13 decoder: that must be on for them.
         if !symbologies.isDisjoint(with: [.upca, .upce]) { enabled.insert(.ean13) }
-        for s in enabled {
+        // PDF417 is read by Seer's own decoder, not zbar's.
+        for s in enabled where s != .pdf417 {
             zbar_image_scanner_set_config(handle, Self.zbarType(s), ZBAR_CFG_ENABLE, 1)
         }
         zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
@@ -70,6 +71,7 @@ final class ZBarScanner {
         case .databarExpanded: ZBAR_DATABAR_EXP
         case .codabar: ZBAR_CODABAR
         case .code93: ZBAR_CODE93
+        case .pdf417: ZBAR_PDF417
         }
     }
 
