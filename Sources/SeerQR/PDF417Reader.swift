@@ -46,7 +46,7 @@ enum PDF417Locator {
     /// Scans `count` lines of `length` pixels (`pixel(line, i)`), every `step` lines, for the
     /// patterns read forwards (`forward`) or backwards.
     static func scan(
-        lines count: Int, length: Int, step: Int, pixel: (Int, Int) -> UInt8
+        _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int
     ) -> (forward: [Hit], backward: [Hit]) {
         var forward: [Hit] = [], backward: [Hit] = []
         var row = [Int32](repeating: 0, count: length)
@@ -54,22 +54,34 @@ enum PDF417Locator {
         var widths = [Int32](), starts = [Int32](), dark = [Bool]()
         let half = max(8, length / 32)
         for line in stride(from: 0, to: count, by: step) {
-            for i in 0..<length { row[i] = Int32(pixel(line, i)) }
-            for i in 0..<length { prefix[i + 1] = prefix[i] + row[i] }
+            let base = line * lineStride
             widths.removeAll(keepingCapacity: true)
             starts.removeAll(keepingCapacity: true)
             dark.removeAll(keepingCapacity: true)
             var prev = false
             var runStart = 0
-            for i in 0..<length {
-                let a = max(0, i - half), b = min(length, i + half + 1)
-                let mean = (prefix[b] - prefix[a]) / Int32(b - a)
-                let d = row[i] < mean - 4
-                if i == 0 { prev = d; continue }
-                if d != prev {
-                    widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
-                    runStart = i
-                    prev = d
+            row.withUnsafeMutableBufferPointer { r in
+                prefix.withUnsafeMutableBufferPointer { p in
+                    var acc: Int32 = 0
+                    p[0] = 0
+                    for i in 0..<length {
+                        let v = Int32(px[base + i * pixelStride])
+                        r[i] = v
+                        acc += v
+                        p[i + 1] = acc
+                    }
+                    for i in 0..<length {
+                        let a = i > half ? i - half : 0, b = i + half + 1 < length ? i + half + 1 : length
+                        let span = Int32(b - a)
+                        // Darker than the window's mean by 4 levels, without dividing.
+                        let d = r[i] * span < p[b] - p[a] - 4 * span
+                        if i == 0 { prev = d; continue }
+                        if d != prev {
+                            widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
+                            runStart = i
+                            prev = d
+                        }
+                    }
                 }
             }
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
@@ -113,7 +125,21 @@ enum PDF417Locator {
             }
             if let best { chains[best].hits.append(h) } else { chains.append(Chain(hits: [h])) }
         }
-        return chains.filter { $0.hits.count >= 3 }
+        // Pieces of one side broken by a mark or a glare: joined when the later one starts where the
+        // earlier one ends, within a gap of 20 modules.
+        var merged: [Chain] = []
+        for c in chains.filter({ $0.hits.count >= 3 }) {
+            if let i = merged.lastIndex(where: { m in
+                let gap = Double(c.first.line - m.last.line)
+                return gap > 0 && gap <= 20 * m.module && abs(c.first.edge - m.last.edge) <= max(2, 2 * m.module)
+                    && abs(c.module - m.module) <= 0.3 * m.module
+            }) {
+                merged[i].hits += c.hits
+            } else {
+                merged.append(c)
+            }
+        }
+        return merged
     }
 }
 
@@ -209,9 +235,14 @@ extension PDF417Locator {
         let dx = (b.x - a.x) / modules / perModule, dy = (b.y - a.y) / modules / perModule
         var v = [Double](repeating: 0, count: n)
         let origin = -2 * perModule
+        let norm = max(1e-9, (dx * dx + dy * dy).squareRoot())
+        let nx = -dy / norm, ny = dx / norm
         for i in 0..<n {
             let t = Double(i) + origin
-            v[i] = Imaging.sampleFloat(image, width, height, a.x + dx * t, a.y + dy * t)
+            // Averaged across the line over a pixel each side: noise falls, the bars stay.
+            let x = a.x + dx * t, y = a.y + dy * t
+            v[i] = (Imaging.sampleFloat(image, width, height, x, y) + Imaging.sampleFloat(image, width, height, x + nx, y + ny)
+                + Imaging.sampleFloat(image, width, height, x - nx, y - ny)) / 3
         }
         // Threshold: the mean over ±12 modules.
         var prefix = [Double](repeating: 0, count: n + 1)
@@ -271,19 +302,37 @@ extension PDF417Locator {
     }
 }
 
+extension PDF417Locator {
+    /// Reads `count` codewords leftwards from the light→dark boundary nearest `end` (within 4
+    /// modules): the codewords that end there, the nearest first. Each codeword is the eight runs
+    /// before the boundary it ends at.
+    static func codewords(edges: [Double], darkStarts: [Bool], endingAt end: Double, count: Int) -> [(cluster: Int, value: Int)?] {
+        var best = -1, bestD = 4.0
+        for (i, e) in edges.enumerated() where darkStarts[i] && abs(e - end) < bestD {
+            best = i
+            bestD = abs(e - end)
+        }
+        return (0..<count).map { k in
+            let j = best - 8 * k
+            guard best >= 0, j - 8 >= 0, darkStarts[j - 8] else { return nil }
+            return (pattern(edges[(j - 8)...j]).flatMap(lookup) ?? edgePattern(edges[(j - 8)...j]).flatMap(lookup))
+        }
+    }
+}
+
 extension ReadSession {
     /// Finds and reads PDF417 symbols (when asked for) on the reduced image.
     mutating func readPDF417() {
         guard options.symbologies.contains(.pdf417), !outOfTime, let (reduced, scale) = level(.reduced) else { return }
         let w = reduced.width, h = reduced.height
-        let step = max(w, h) > 600 ? 2 : 1
-        var candidates: [(a: [Point], b: [Point], module: Double)] = []
+        let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
+        var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
             for horizontal in [true, false] {
                 let (count, length) = horizontal ? (h, w) : (w, h)
                 let hits = horizontal
-                    ? PDF417Locator.scan(lines: count, length: length, step: step) { px[$0 * w + $1] }
-                    : PDF417Locator.scan(lines: count, length: length, step: step) { px[$1 * w + $0] }
+                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step)
+                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step)
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
                     let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
@@ -313,7 +362,8 @@ extension ReadSession {
                             }
                             let a = [p(top, edgeAt(s, top)), p(bottom, edgeAt(s, bottom))]
                             let b = [p(top, edgeAt(t, top)), p(bottom, edgeAt(t, bottom))]
-                            candidates.append((a, b, (s.module + t.module) / 2 * (horizontal ? scale.0 : scale.1)))
+                            let f = horizontal ? scale.0 : scale.1
+                            candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
                         }
                     }
                 }
@@ -324,7 +374,7 @@ extension ReadSession {
             if outOfTime { break }
             if found.contains(where: { $0.raw.symbology == .pdf417 && $0.contains(Point(x: (c.a[0].x + c.b[1].x) / 2, y: (c.a[0].y + c.b[1].y) / 2)) }) { continue }
             if debug { debugLog("pdf417: candidate \(c.a) \(c.b) module \(c.module)") }
-            if let (message, corners) = readPDF417(a: c.a, b: c.b, module: c.module) {
+            if let (message, corners) = readPDF417(a: c.a, b: c.b, module: c.module, modules: (c.moduleA, c.moduleB)) {
                 let raw = RawSymbol(symbology: .pdf417, bytes: message.bytes, points: [], quality: 1, isGS1: message.isGS1)
                 add(raw, corners: corners, module: c.module)
                 if debug { debugLog("pdf417: read \(message.bytes.count) bytes") }
@@ -333,27 +383,49 @@ extension ReadSession {
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
-    func readPDF417(a: [Point], b: [Point], module: Double) -> (PDF417Message, [Point])? {
+    /// `modules`: the module sizes the start and the stop pattern showed.
+    func readPDF417(a: [Point], b: [Point], module: Double, modules sides: (Double, Double)) -> (PDF417Message, [Point])? {
         let image = work
         func lerp(_ p: Point, _ q: Point, _ t: Double) -> Point { Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t) }
         let length = (dist(a[0], b[0]) + dist(a[1], b[1])) / 2
         let height = max(dist(a[0], a[1]), dist(b[0], b[1]))
-        let estimated = Int(((length / module - 69) / 17).rounded())
         let lineCount = min(400, max(12, Int(height)))
         // Lines through the symbol, each with the length in modules it is read at.
         let ts = (0..<lineCount).map { (Double($0) + 0.5) / Double(lineCount) }
         return image.pixels.withUnsafeBufferPointer { px -> (PDF417Message, [Point])? in
-            func read(_ t: Double, columns: Int) -> (edges: [Double], dark: [Bool], modules: Double) {
-                let modules = Double(17 * (columns + 4) + 1)
+            func read(_ t: Double, columns: Int, size: Double = 0) -> (edges: [Double], dark: [Bool], modules: Double) {
+                // Before the layout is known, modules of the size the patterns showed.
+                let modules = columns > 0 ? Double(17 * (columns + 4) + 1) : max(86, length / (size > 0 ? size : module))
                 let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], t), to: lerp(b[0], b[1], t), modules: modules)
                 return (e, d, modules)
             }
             // First the row indicators, read from each end, give the layout and where each row lies.
             var colVotes: [Int: Int] = [:], rowDiv: [Int: Int] = [:], rowMod: [Int: Int] = [:]
-            var rowAt: [(t: Double, row: Int)] = []
-            for t in ts {
-                let (e, d, m) = read(t, columns: max(1, estimated))
-                let cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: [17, m - 18 - 17])
+            // Where each side's rows lie along the edges: (t, row) from the left and right indicators.
+            var leftRows: [(t: Double, row: Int)] = [], rightRows: [(t: Double, row: Int)] = []
+            // Twelve lines spread over the symbol first: when none of them shows an indicator next
+            // to a data codeword of its cluster, the pair of patterns is not a symbol Seer can read.
+            let spread = stride(from: 0, to: ts.count, by: max(1, ts.count / 12)).map { ts[$0] }
+            var order = spread + ts.filter { !spread.contains($0) }
+            var checked = false
+            while !order.isEmpty {
+                let t = order.removeFirst()
+                if !checked && order.count < ts.count - spread.count {
+                    checked = true
+                    if leftRows.isEmpty && rightRows.isEmpty { return nil }
+                }
+                // Each indicator in the module size of the pattern next to it.
+                let (e, d, _) = read(t, columns: 0, size: sides.0)
+                let (e2, d2, m) = read(t, columns: 0, size: sides.1)
+                // An indicator counts only when the data codeword next to it is of its cluster.
+                let four = PDF417Locator.codewords(edges: e, darkStarts: d, at: [17, 34])
+                    + PDF417Locator.codewords(edges: e2, darkStarts: d2, endingAt: m - 18, count: 2).reversed()
+                let cw = [
+                    four[0].flatMap { $0.cluster == four[1]?.cluster ? $0 : nil },
+                    four[3].flatMap { $0.cluster == four[2]?.cluster ? $0 : nil },
+                ]
+                if let l = cw[0] { leftRows.append((t, 3 * (l.value / 30) + l.cluster)) }
+                if let r = cw[1] { rightRows.append((t, 3 * (r.value / 30) + r.cluster)) }
                 if let l = cw[0] {
                     let x = l.value % 30
                     switch l.cluster { case 0: rowDiv[x, default: 0] += 1; case 1: rowMod[x, default: 0] += 1; default: colVotes[x + 1, default: 0] += 1 }
@@ -361,9 +433,6 @@ extension ReadSession {
                 if let r = cw[1] {
                     let x = r.value % 30
                     switch r.cluster { case 0: colVotes[x + 1, default: 0] += 1; case 1: rowDiv[x, default: 0] += 1; default: rowMod[x, default: 0] += 1 }
-                }
-                if let l = cw[0], let r = cw[1], l.cluster == r.cluster, l.value / 30 == r.value / 30 {
-                    rowAt.append((t, 3 * (l.value / 30) + l.cluster))
                 }
             }
             guard let columns = colVotes.max(by: { $0.value < $1.value })?.key,
@@ -375,42 +444,60 @@ extension ReadSession {
             let k = 1 << (ecLevel + 1)
             guard rows * columns > k else { return nil }
             if debug { debugLog("pdf417: \(rows) rows, \(columns) columns, level \(ecLevel)") }
-            // t as a straight function of the row (least squares), to read every row even where the
-            // start or stop pattern was not seen.
-            var range = (ts[0], ts[ts.count - 1])
-            let fit = rowAt.filter { $0.row < rows }
-            if fit.count >= 2 {
-                let n = Double(fit.count)
-                let mr = fit.map { Double($0.row) }.reduce(0, +) / n, mt = fit.map(\.t).reduce(0, +) / n
-                var sxy = 0.0, sxx = 0.0
-                for f in fit { sxy += (Double(f.row) - mr) * (f.t - mt); sxx += (Double(f.row) - mr) * (Double(f.row) - mr) }
-                if sxx > 0 {
+            // t along each edge as a straight function of the row (least squares, refitted without
+            // outliers), so each row is read along its own line, even where the patterns were not seen.
+            func fit(_ points: [(t: Double, row: Int)]) -> ((Double) -> Double)? {
+                var pts = points.filter { $0.row < rows }
+                var line: ((Double) -> Double)? = nil
+                for _ in 0..<2 {
+                    guard pts.count >= 2 else { break }
+                    let n = Double(pts.count)
+                    let mr = pts.map { Double($0.row) }.reduce(0, +) / n, mt = pts.map(\.t).reduce(0, +) / n
+                    var sxy = 0.0, sxx = 0.0
+                    for f in pts { sxy += (Double(f.row) - mr) * (f.t - mt); sxx += (Double(f.row) - mr) * (Double(f.row) - mr) }
+                    guard sxx > 0 else { break }
                     let slope = sxy / sxx
-                    let t0 = mt + slope * (-0.5 - mr), t1 = mt + slope * (Double(rows) - 0.5 - mr)
-                    let lo = max(-1, min(t0, t1)), hi = min(2, max(t0, t1))
-                    if hi > lo { range = (lo, hi) }
+                    line = { mt + slope * ($0 - mr) }
+                    let rowSpan = abs(slope)
+                    pts = pts.filter { abs($0.t - mt - slope * (Double($0.row) - mr)) <= rowSpan * 1.5 }
                 }
+                return line
             }
-            let count = min(600, max(12, Int(height * (range.1 - range.0))))
-            let lines = (0..<count).map { range.0 + (range.1 - range.0) * (Double($0) + 0.5) / Double(count) }
+            let tLeft = fit(leftRows), tRight = fit(rightRows)
             var votes = [[Int: Int]](repeating: [:], count: rows * columns)
-            var rowTs: [Int: [Double]] = [:]
             let positions = (0..<(columns + 2)).map { Double(17 * ($0 + 1)) }
-            for t in lines {
-                let (e, d, _) = read(t, columns: columns)
-                let cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: positions, follow: true)
-                // The row, from the indicators (both when both read, and agreeing).
-                var row: Int?
+            let modules = Double(17 * (columns + 4) + 1)
+            /// Reads the line from the left edge at `tl` to the right at `tr`; its votes count for `row`,
+            /// or for the row its indicators name (nil: both must name one).
+            func vote(_ tl: Double, _ tr: Double, row expected: Int?) {
+                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules)
+                var cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: positions, follow: true)
+                // The right indicator also as the codeword ending where the stop pattern starts.
+                if cw[columns + 1] == nil { cw[columns + 1] = PDF417Locator.codewords(edges: e, darkStarts: d, endingAt: modules - 18, count: 1)[0] }
+                var row = expected
                 for ri in [cw[0], cw[columns + 1]] {
                     guard let ri else { continue }
                     let r = 3 * (ri.value / 30) + ri.cluster
-                    if let row0 = row, row0 != r { row = -1 } else if row == nil { row = r }
+                    if let row0 = row, row0 != r { return }
+                    row = r
                 }
-                guard let row, row >= 0, row < rows else { continue }
-                rowTs[row, default: []].append(t)
+                guard let row, row >= 0, row < rows else { return }
                 for c in 0..<columns {
                     guard let v = cw[c + 1], v.cluster == row % 3 else { continue }
                     votes[row * columns + c][v.value, default: 0] += 1
+                }
+            }
+            // Lines at even steps between the ends of the patterns seen, placed by their indicators.
+            for t in ts { vote(t, t, row: nil) }
+            // Lines along each row as the indicators place it on each side.
+            if let tLeft, let tRight {
+                if debug { debugLog("pdf417: rows at t \(tLeft(0))…\(tLeft(Double(rows - 1))) left, \(tRight(0))…\(tRight(Double(rows - 1))) right") }
+                for row in 0..<rows {
+                    for f in [-0.2, 0, 0.2] {
+                        let tl = tLeft(Double(row) + f), tr = tRight(Double(row) + f)
+                        guard tl > -1, tl < 2, tr > -1, tr < 2 else { continue }
+                        vote(tl, tr, row: row)
+                    }
                 }
             }
             var codewords = [Int](repeating: 0, count: rows * columns)
@@ -440,10 +527,9 @@ extension ReadSession {
                 return nil
             }
             // Corners: the first and last rows' lines.
-            let firstT = rowTs[rowTs.keys.min() ?? 0]?.first ?? 0
-            let lastT = rowTs[rowTs.keys.max() ?? 0]?.last ?? 1
-            let t0 = firstT <= lastT ? range.0 : range.1, t1 = firstT <= lastT ? range.1 : range.0
-            let corners = [lerp(a[0], a[1], t0), lerp(b[0], b[1], t0), lerp(b[0], b[1], t1), lerp(a[0], a[1], t1)]
+            let top = -0.5, bottom = Double(rows) - 0.5
+            let l0 = tLeft?(top) ?? 0, l1 = tLeft?(bottom) ?? 1, r0 = tRight?(top) ?? l0, r1 = tRight?(bottom) ?? l1
+            let corners = [lerp(a[0], a[1], l0), lerp(b[0], b[1], r0), lerp(b[0], b[1], r1), lerp(a[0], a[1], l1)]
             return (message, corners)
         }
     }
