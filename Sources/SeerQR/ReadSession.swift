@@ -123,6 +123,7 @@ struct ReadSession {
         if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
         if options.passes == nil { readAztec() }
         if options.passes == nil { readDataMatrix() }
+        readPDF417()
         if options.symbologies.contains(.microqr) { readMicroQR() }
         // QR Codes read while looking for Micro QR Codes only.
         if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }

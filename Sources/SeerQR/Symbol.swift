@@ -59,6 +59,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case codabar
     /// Code 93.
     case code93
+    /// PDF417 (stacked rows of codewords; Macro PDF417 segments are read as their data).
+    case pdf417
 
     /// Micro QR Code (M1–M4).
     case microqr

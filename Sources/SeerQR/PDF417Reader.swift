@@ -1,0 +1,536 @@
+import SeerImage
+
+/// Finds PDF417 symbols by their start (bar-space widths 8 1 1 1 1 1 1 3) and stop (7 1 1 3 1 1 1 2 1)
+/// patterns on the rows and columns of the reduced image, reads each row's codewords along lines
+/// between the two patterns, places them by the row indicators and corrects them with
+/// Reed–Solomon over GF(929).
+enum PDF417Locator {
+    /// A start or stop pattern crossed by one scan line.
+    struct Hit {
+        /// The scan line (row or column index) and the pattern's outer edge along it.
+        var line: Int
+        var edge: Double
+        /// Pixels per module along the line.
+        var module: Double
+        var isStart: Bool
+    }
+
+    /// A chain of hits on successive lines: one side of a symbol.
+    struct Chain {
+        var hits: [Hit]
+        var module: Double { hits.map(\.module).reduce(0, +) / Double(hits.count) }
+        var first: Hit { hits[0] }
+        var last: Hit { hits[hits.count - 1] }
+    }
+
+    static let start: [Double] = [8, 1, 1, 1, 1, 1, 1, 3]
+    static let stop: [Double] = [7, 1, 1, 3, 1, 1, 1, 2, 1]
+
+    /// Whether the runs `widths` have the ratios of `pattern` (total modules `sum`); the module size.
+    @inline(__always)
+    static func matches(_ widths: UnsafeBufferPointer<Int32>, from i: Int, _ pattern: [Double], sum: Double, reversed: Bool) -> Double? {
+        let n = pattern.count
+        var total = 0
+        for k in 0..<n { total += Int(widths[i + k]) }
+        let u = Double(total) / sum
+        guard u >= 0.8 else { return nil }
+        for k in 0..<n {
+            let e = pattern[reversed ? n - 1 - k : k]
+            let w = Double(widths[i + k])
+            let tol = max(0.5 * u + 0.5, 0.25 * e * u)
+            if abs(w - e * u) > tol { return nil }
+        }
+        return u
+    }
+
+    /// Scans `count` lines of `length` pixels (`pixel(line, i)`), every `step` lines, for the
+    /// patterns read forwards (`forward`) or backwards.
+    static func scan(
+        _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int
+    ) -> (forward: [Hit], backward: [Hit]) {
+        var forward: [Hit] = [], backward: [Hit] = []
+        var row = [Int32](repeating: 0, count: length)
+        var prefix = [Int32](repeating: 0, count: length + 1)
+        var widths = [Int32](), starts = [Int32](), dark = [Bool]()
+        let half = max(8, length / 32)
+        for line in stride(from: 0, to: count, by: step) {
+            let base = line * lineStride
+            widths.removeAll(keepingCapacity: true)
+            starts.removeAll(keepingCapacity: true)
+            dark.removeAll(keepingCapacity: true)
+            var prev = false
+            var runStart = 0
+            row.withUnsafeMutableBufferPointer { r in
+                prefix.withUnsafeMutableBufferPointer { p in
+                    var acc: Int32 = 0
+                    p[0] = 0
+                    for i in 0..<length {
+                        let v = Int32(px[base + i * pixelStride])
+                        r[i] = v
+                        acc += v
+                        p[i + 1] = acc
+                    }
+                    for i in 0..<length {
+                        let a = i > half ? i - half : 0, b = i + half + 1 < length ? i + half + 1 : length
+                        let span = Int32(b - a)
+                        // Darker than the window's mean by 4 levels, without dividing.
+                        let d = r[i] * span < p[b] - p[a] - 4 * span
+                        if i == 0 { prev = d; continue }
+                        if d != prev {
+                            widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
+                            runStart = i
+                            prev = d
+                        }
+                    }
+                }
+            }
+            widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
+            let n = widths.count
+            guard n >= 9 else { continue }
+            widths.withUnsafeBufferPointer { w in
+                for i in 0..<(n - 7) {
+                    // Forwards: start and stop begin with a bar; backwards the start begins with its
+                    // 3-module space and the stop with its 1-module bar.
+                    if dark[i] {
+                        // Quick reject on the wide bar before the full test.
+                        let w0 = Double(w[i])
+                        if w0 >= 5, let u = matches(w, from: i, start, sum: 17, reversed: false), w0 > 6 * u {
+                            forward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: true))
+                        }
+                        if w0 >= 5, i + 8 < n, let u = matches(w, from: i, stop, sum: 18, reversed: false) {
+                            forward.append(Hit(line: line, edge: Double(starts[i + 8] + w[i + 8]), module: u, isStart: false))
+                        }
+                        if i + 8 < n, w[i + 8] >= 5, let u = matches(w, from: i, stop, sum: 18, reversed: true) {
+                            backward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: false))
+                        }
+                    } else if w[i + 7] >= 5, let u = matches(w, from: i, start, sum: 17, reversed: true) {
+                        backward.append(Hit(line: line, edge: Double(starts[i + 7] + w[i + 7]), module: u, isStart: true))
+                    }
+                }
+            }
+        }
+        return (forward, backward)
+    }
+
+    /// Groups hits of one kind into chains down successive lines.
+    static func chains(_ hits: [Hit], step: Int) -> [Chain] {
+        var chains: [Chain] = []
+        for h in hits {  // in line order
+            var best: Int?
+            for (ci, c) in chains.enumerated() where c.last.line < h.line && h.line - c.last.line <= 8 * step {
+                if abs(c.last.edge - h.edge) <= max(2, 2 * h.module), abs(c.last.module - h.module) <= 0.5 * h.module {
+                    best = ci
+                    break
+                }
+            }
+            if let best { chains[best].hits.append(h) } else { chains.append(Chain(hits: [h])) }
+        }
+        // Pieces of one side broken by a mark or a glare: joined when the later one starts where the
+        // earlier one ends, within a gap of 20 modules.
+        var merged: [Chain] = []
+        for c in chains.filter({ $0.hits.count >= 3 }) {
+            if let i = merged.lastIndex(where: { m in
+                let gap = Double(c.first.line - m.last.line)
+                return gap > 0 && gap <= 20 * m.module && abs(c.first.edge - m.last.edge) <= max(2, 2 * m.module)
+                    && abs(c.module - m.module) <= 0.3 * m.module
+            }) {
+                merged[i].hits += c.hits
+            } else {
+                merged.append(c)
+            }
+        }
+        return merged
+    }
+}
+
+/// One symbol's reading: codewords placed in their rows and columns by the row indicators.
+struct PDF417Grid {
+    var rows = 0, columns = 0, ecLevel = 0
+    /// Votes per cell: value → count.
+    var votes: [[Int: Int]] = []
+}
+
+extension PDF417Locator {
+    /// The eight element widths of the codeword whose runs are `edges` (nine boundaries, in modules
+    /// along the line), as a packed pattern; nil when they do not make 17 modules of widths 1–6.
+    static func pattern(_ edges: ArraySlice<Double>) -> UInt32? {
+        let e = Array(edges)
+        let total = e[8] - e[0]
+        guard total > 13, total < 21 else { return nil }
+        let scale = 17 / total
+        var w = [Int](repeating: 0, count: 8)
+        var frac = [Double](repeating: 0, count: 8)
+        var sum = 0
+        for k in 0..<8 {
+            let x = (e[k + 1] - e[k]) * scale
+            w[k] = max(1, Int(x.rounded()))
+            frac[k] = x - Double(w[k])
+            sum += w[k]
+        }
+        // Make them sum to 17, adjusting the widths rounded furthest.
+        while sum != 17 {
+            if sum > 17 {
+                guard let k = (0..<8).filter({ w[$0] > 1 }).min(by: { frac[$0] < frac[$1] }) else { return nil }
+                w[k] -= 1; frac[k] += 1; sum -= 1
+            } else {
+                guard let k = (0..<8).max(by: { frac[$0] < frac[$1] }) else { return nil }
+                w[k] += 1; frac[k] -= 1; sum += 1
+            }
+        }
+        var p: UInt32 = 0
+        for k in 0..<8 {
+            guard w[k] <= 6 else { return nil }
+            p = p << 4 | UInt32(w[k])
+        }
+        return p
+    }
+
+    /// The widths again from the distances between similar edges (bar start to bar start, space
+    /// start to space start), which ink spread and blur change less than the elements themselves.
+    static func edgePattern(_ edges: ArraySlice<Double>) -> UInt32? {
+        let e = Array(edges)
+        let total = e[8] - e[0]
+        guard total > 13, total < 21 else { return nil }
+        let scale = 17 / total
+        let t = (0..<7).map { Int(((e[$0 + 2] - e[$0]) * scale).rounded()) }
+        let measured = (0..<8).map { (e[$0 + 1] - e[$0]) * scale }
+        // w[k] = c[k] + s[k]·w[0], with s alternating.
+        var c = [0], sgn = [1]
+        for k in 0..<7 { c.append(t[k] - c[k]); sgn.append(-sgn[k]) }
+        var acc = 0.0
+        for k in 0..<8 { acc += Double(sgn[k]) * (measured[k] - Double(c[k])) }
+        let x = Int((acc / 8).rounded())
+        var p: UInt32 = 0, sum = 0
+        for k in 0..<8 {
+            let w = c[k] + sgn[k] * x
+            guard w >= 1, w <= 6 else { return nil }
+            sum += w
+            p = p << 4 | UInt32(w)
+        }
+        return sum == 17 ? p : nil
+    }
+
+    /// The cluster (0, 1, 2 for 0, 3, 6) and value of a packed pattern.
+    static func lookup(_ p: UInt32) -> (cluster: Int, value: Int)? {
+        // The cluster follows from the bar widths: (b1 − b2 + b3 − b4 + 9) mod 9.
+        let b1 = Int(p >> 28 & 15), b2 = Int(p >> 20 & 15), b3 = Int(p >> 12 & 15), b4 = Int(p >> 4 & 15)
+        let k = (b1 - b2 + b3 - b4 + 9) % 9
+        guard k % 3 == 0 else { return nil }
+        let c = k / 3
+        let table = PDF417Patterns.patterns[c]
+        var lo = 0, hi = table.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if table[mid] < p { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < table.count, table[lo] == p else { return nil }
+        return (c, Int(PDF417Patterns.values[c][lo]))
+    }
+
+    /// A scan line's profile between `from` and `to` (the outer edges of start and stop), sampled
+    /// every quarter module, as the light→dark and dark→light boundaries in modules from `from`.
+    static func boundaries(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double) -> (edges: [Double], darkStarts: [Bool]) {
+        let perModule = 4.0
+        let n = Int((modules + 4) * perModule)
+        let dx = (b.x - a.x) / modules / perModule, dy = (b.y - a.y) / modules / perModule
+        var v = [Double](repeating: 0, count: n)
+        let origin = -2 * perModule
+        let norm = max(1e-9, (dx * dx + dy * dy).squareRoot())
+        let nx = -dy / norm, ny = dx / norm
+        for i in 0..<n {
+            let t = Double(i) + origin
+            // Averaged across the line over a pixel each side: noise falls, the bars stay.
+            let x = a.x + dx * t, y = a.y + dy * t
+            v[i] = (Imaging.sampleFloat(image, width, height, x, y) + Imaging.sampleFloat(image, width, height, x + nx, y + ny)
+                + Imaging.sampleFloat(image, width, height, x - nx, y - ny)) / 3
+        }
+        // Threshold: the mean over ±12 modules.
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n { prefix[i + 1] = prefix[i] + v[i] }
+        let half = Int(12 * perModule)
+        var thr = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            let lo = max(0, i - half), hi = min(n, i + half + 1)
+            thr[i] = (prefix[hi] - prefix[lo]) / Double(hi - lo)
+        }
+        var edges: [Double] = [], darkStarts: [Bool] = []
+        var prev = v[0] < thr[0]
+        for i in 1..<n {
+            let d = v[i] < thr[i]
+            if d != prev {
+                // Sub-sample position where the profile crosses the threshold.
+                let d0 = v[i - 1] - thr[i - 1], d1 = v[i] - thr[i]
+                let f = d0 == d1 ? 0.5 : d0 / (d0 - d1)
+                edges.append((Double(i - 1) + f + origin) / perModule)
+                darkStarts.append(d)
+                prev = d
+            }
+        }
+        return (edges, darkStarts)
+    }
+
+    /// Reads codewords along one line: at each expected start (modules from the start's outer
+    /// edge) the nearest light→dark boundary, and the eight runs from it.
+    static func codewords(edges: [Double], darkStarts: [Bool], at positions: [Double], follow: Bool = false) -> [(cluster: Int, value: Int)?] {
+        var out: [(cluster: Int, value: Int)?] = []
+        // When following, each codeword is looked for where the one before ended.
+        var drift = 0.0
+        for x0 in positions {
+            let x = x0 + drift
+            // Nearest dark start within 3 modules.
+            var best = -1, bestD = 3.0
+            var lo = 0, hi = edges.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if edges[mid] < x - 3 { lo = mid + 1 } else { hi = mid }
+            }
+            var i = lo
+            while i < edges.count && edges[i] <= x + 3 {
+                if darkStarts[i], abs(edges[i] - x) < bestD { best = i; bestD = abs(edges[i] - x) }
+                i += 1
+            }
+            guard best >= 0, best + 8 < edges.count,
+                let v = pattern(edges[best...(best + 8)]).flatMap(lookup) ?? edgePattern(edges[best...(best + 8)]).flatMap(lookup)
+            else {
+                out.append(nil)
+                continue
+            }
+            if follow { drift = edges[best + 8] - (x0 + 17) }
+            out.append(v)
+        }
+        return out
+    }
+}
+
+extension PDF417Locator {
+    /// Reads `count` codewords leftwards from the light→dark boundary nearest `end` (within 4
+    /// modules): the codewords that end there, the nearest first. Each codeword is the eight runs
+    /// before the boundary it ends at.
+    static func codewords(edges: [Double], darkStarts: [Bool], endingAt end: Double, count: Int) -> [(cluster: Int, value: Int)?] {
+        var best = -1, bestD = 4.0
+        for (i, e) in edges.enumerated() where darkStarts[i] && abs(e - end) < bestD {
+            best = i
+            bestD = abs(e - end)
+        }
+        return (0..<count).map { k in
+            let j = best - 8 * k
+            guard best >= 0, j - 8 >= 0, darkStarts[j - 8] else { return nil }
+            return (pattern(edges[(j - 8)...j]).flatMap(lookup) ?? edgePattern(edges[(j - 8)...j]).flatMap(lookup))
+        }
+    }
+}
+
+extension ReadSession {
+    /// Finds and reads PDF417 symbols (when asked for) on the reduced image.
+    mutating func readPDF417() {
+        guard options.symbologies.contains(.pdf417), !outOfTime, let (reduced, scale) = level(.reduced) else { return }
+        let w = reduced.width, h = reduced.height
+        let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
+        var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []
+        reduced.pixels.withUnsafeBufferPointer { px in
+            for horizontal in [true, false] {
+                let (count, length) = horizontal ? (h, w) : (w, h)
+                let hits = horizontal
+                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step)
+                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step)
+                for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
+                    let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
+                    let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
+                    for s in starts {
+                        for t in stops {
+                            let overlap = min(s.last.line, t.last.line) - max(s.first.line, t.first.line)
+                            guard overlap >= 2 * step else { continue }
+                            let ratio = s.module / t.module
+                            guard ratio > 0.6, ratio < 1.6 else { continue }
+                            let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
+                            guard span > 60 * s.module else { continue }
+                            func p(_ line: Int, _ edge: Double) -> Point {
+                                let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
+                                return Point(x: q.x * scale.0, y: q.y * scale.1)
+                            }
+                            // The lines both patterns cross, extended half a step.
+                            let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
+                            func edgeAt(_ c: PDF417Locator.Chain, _ line: Int) -> Double {
+                                // Least squares of edge on line.
+                                let n = Double(c.hits.count)
+                                let ml = c.hits.map { Double($0.line) }.reduce(0, +) / n
+                                let me = c.hits.map(\.edge).reduce(0, +) / n
+                                var sxy = 0.0, sxx = 0.0
+                                for hh in c.hits { sxy += (Double(hh.line) - ml) * (hh.edge - me); sxx += (Double(hh.line) - ml) * (Double(hh.line) - ml) }
+                                let slope = sxx > 0 ? sxy / sxx : 0
+                                return me + slope * (Double(line) - ml)
+                            }
+                            let a = [p(top, edgeAt(s, top)), p(bottom, edgeAt(s, bottom))]
+                            let b = [p(top, edgeAt(t, top)), p(bottom, edgeAt(t, bottom))]
+                            let f = horizontal ? scale.0 : scale.1
+                            candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
+                        }
+                    }
+                }
+            }
+        }
+        if debug, !candidates.isEmpty { debugLog("pdf417: \(candidates.count) start/stop pairs") }
+        for c in candidates.prefix(8) {
+            if outOfTime { break }
+            if found.contains(where: { $0.raw.symbology == .pdf417 && $0.contains(Point(x: (c.a[0].x + c.b[1].x) / 2, y: (c.a[0].y + c.b[1].y) / 2)) }) { continue }
+            if debug { debugLog("pdf417: candidate \(c.a) \(c.b) module \(c.module)") }
+            if let (message, corners) = readPDF417(a: c.a, b: c.b, module: c.module, modules: (c.moduleA, c.moduleB)) {
+                let raw = RawSymbol(symbology: .pdf417, bytes: message.bytes, points: [], quality: 1, isGS1: message.isGS1)
+                add(raw, corners: corners, module: c.module)
+                if debug { debugLog("pdf417: read \(message.bytes.count) bytes") }
+            }
+        }
+    }
+
+    /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
+    /// `modules`: the module sizes the start and the stop pattern showed.
+    func readPDF417(a: [Point], b: [Point], module: Double, modules sides: (Double, Double)) -> (PDF417Message, [Point])? {
+        let image = work
+        func lerp(_ p: Point, _ q: Point, _ t: Double) -> Point { Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t) }
+        let length = (dist(a[0], b[0]) + dist(a[1], b[1])) / 2
+        let height = max(dist(a[0], a[1]), dist(b[0], b[1]))
+        let lineCount = min(400, max(12, Int(height)))
+        // Lines through the symbol, each with the length in modules it is read at.
+        let ts = (0..<lineCount).map { (Double($0) + 0.5) / Double(lineCount) }
+        return image.pixels.withUnsafeBufferPointer { px -> (PDF417Message, [Point])? in
+            func read(_ t: Double, columns: Int, size: Double = 0) -> (edges: [Double], dark: [Bool], modules: Double) {
+                // Before the layout is known, modules of the size the patterns showed.
+                let modules = columns > 0 ? Double(17 * (columns + 4) + 1) : max(86, length / (size > 0 ? size : module))
+                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], t), to: lerp(b[0], b[1], t), modules: modules)
+                return (e, d, modules)
+            }
+            // First the row indicators, read from each end, give the layout and where each row lies.
+            var colVotes: [Int: Int] = [:], rowDiv: [Int: Int] = [:], rowMod: [Int: Int] = [:]
+            // Where each side's rows lie along the edges: (t, row) from the left and right indicators.
+            var leftRows: [(t: Double, row: Int)] = [], rightRows: [(t: Double, row: Int)] = []
+            // Twelve lines spread over the symbol first: when none of them shows an indicator next
+            // to a data codeword of its cluster, the pair of patterns is not a symbol Seer can read.
+            let spread = stride(from: 0, to: ts.count, by: max(1, ts.count / 12)).map { ts[$0] }
+            var order = spread + ts.filter { !spread.contains($0) }
+            var checked = false
+            while !order.isEmpty {
+                let t = order.removeFirst()
+                if !checked && order.count < ts.count - spread.count {
+                    checked = true
+                    if leftRows.isEmpty && rightRows.isEmpty { return nil }
+                }
+                // Each indicator in the module size of the pattern next to it.
+                let (e, d, _) = read(t, columns: 0, size: sides.0)
+                let (e2, d2, m) = read(t, columns: 0, size: sides.1)
+                // An indicator counts only when the data codeword next to it is of its cluster.
+                let four = PDF417Locator.codewords(edges: e, darkStarts: d, at: [17, 34])
+                    + PDF417Locator.codewords(edges: e2, darkStarts: d2, endingAt: m - 18, count: 2).reversed()
+                let cw = [
+                    four[0].flatMap { $0.cluster == four[1]?.cluster ? $0 : nil },
+                    four[3].flatMap { $0.cluster == four[2]?.cluster ? $0 : nil },
+                ]
+                if let l = cw[0] { leftRows.append((t, 3 * (l.value / 30) + l.cluster)) }
+                if let r = cw[1] { rightRows.append((t, 3 * (r.value / 30) + r.cluster)) }
+                if let l = cw[0] {
+                    let x = l.value % 30
+                    switch l.cluster { case 0: rowDiv[x, default: 0] += 1; case 1: rowMod[x, default: 0] += 1; default: colVotes[x + 1, default: 0] += 1 }
+                }
+                if let r = cw[1] {
+                    let x = r.value % 30
+                    switch r.cluster { case 0: colVotes[x + 1, default: 0] += 1; case 1: rowDiv[x, default: 0] += 1; default: rowMod[x, default: 0] += 1 }
+                }
+            }
+            guard let columns = colVotes.max(by: { $0.value < $1.value })?.key,
+                let div = rowDiv.max(by: { $0.value < $1.value })?.key,
+                let mod = rowMod.max(by: { $0.value < $1.value })?.key
+            else { return nil }
+            let rows = div * 3 + mod % 3 + 1, ecLevel = mod / 3
+            guard (3...90).contains(rows), (1...30).contains(columns), ecLevel <= 8 else { return nil }
+            let k = 1 << (ecLevel + 1)
+            guard rows * columns > k else { return nil }
+            if debug { debugLog("pdf417: \(rows) rows, \(columns) columns, level \(ecLevel)") }
+            // t along each edge as a straight function of the row (least squares, refitted without
+            // outliers), so each row is read along its own line, even where the patterns were not seen.
+            func fit(_ points: [(t: Double, row: Int)]) -> ((Double) -> Double)? {
+                var pts = points.filter { $0.row < rows }
+                var line: ((Double) -> Double)? = nil
+                for _ in 0..<2 {
+                    guard pts.count >= 2 else { break }
+                    let n = Double(pts.count)
+                    let mr = pts.map { Double($0.row) }.reduce(0, +) / n, mt = pts.map(\.t).reduce(0, +) / n
+                    var sxy = 0.0, sxx = 0.0
+                    for f in pts { sxy += (Double(f.row) - mr) * (f.t - mt); sxx += (Double(f.row) - mr) * (Double(f.row) - mr) }
+                    guard sxx > 0 else { break }
+                    let slope = sxy / sxx
+                    line = { mt + slope * ($0 - mr) }
+                    let rowSpan = abs(slope)
+                    pts = pts.filter { abs($0.t - mt - slope * (Double($0.row) - mr)) <= rowSpan * 1.5 }
+                }
+                return line
+            }
+            let tLeft = fit(leftRows), tRight = fit(rightRows)
+            var votes = [[Int: Int]](repeating: [:], count: rows * columns)
+            let positions = (0..<(columns + 2)).map { Double(17 * ($0 + 1)) }
+            let modules = Double(17 * (columns + 4) + 1)
+            /// Reads the line from the left edge at `tl` to the right at `tr`; its votes count for `row`,
+            /// or for the row its indicators name (nil: both must name one).
+            func vote(_ tl: Double, _ tr: Double, row expected: Int?) {
+                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules)
+                var cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: positions, follow: true)
+                // The right indicator also as the codeword ending where the stop pattern starts.
+                if cw[columns + 1] == nil { cw[columns + 1] = PDF417Locator.codewords(edges: e, darkStarts: d, endingAt: modules - 18, count: 1)[0] }
+                var row = expected
+                for ri in [cw[0], cw[columns + 1]] {
+                    guard let ri else { continue }
+                    let r = 3 * (ri.value / 30) + ri.cluster
+                    if let row0 = row, row0 != r { return }
+                    row = r
+                }
+                guard let row, row >= 0, row < rows else { return }
+                for c in 0..<columns {
+                    guard let v = cw[c + 1], v.cluster == row % 3 else { continue }
+                    votes[row * columns + c][v.value, default: 0] += 1
+                }
+            }
+            // Lines at even steps between the ends of the patterns seen, placed by their indicators.
+            for t in ts { vote(t, t, row: nil) }
+            // Lines along each row as the indicators place it on each side.
+            if let tLeft, let tRight {
+                if debug { debugLog("pdf417: rows at t \(tLeft(0))…\(tLeft(Double(rows - 1))) left, \(tRight(0))…\(tRight(Double(rows - 1))) right") }
+                for row in 0..<rows {
+                    for f in [-0.2, 0, 0.2] {
+                        let tl = tLeft(Double(row) + f), tr = tRight(Double(row) + f)
+                        guard tl > -1, tl < 2, tr > -1, tr < 2 else { continue }
+                        vote(tl, tr, row: row)
+                    }
+                }
+            }
+            var codewords = [Int](repeating: 0, count: rows * columns)
+            var erasures: [Int] = []
+            for (i, v) in votes.enumerated() {
+                let sorted = v.sorted { $0.value > $1.value }
+                if let first = sorted.first, sorted.count < 2 || sorted[1].value < first.value {
+                    codewords[i] = first.key
+                } else {
+                    erasures.append(i)
+                }
+            }
+            if debug { debugLog("pdf417: \(erasures.count) erasures of \(rows * columns)") }
+            do throws(PDF417ReedSolomon.Failure) {
+                try PDF417ReedSolomon.correct(&codewords, k: k, erasures: erasures)
+            } catch {
+                if debug { debugLog("pdf417: \(error)") }
+                return nil
+            }
+            let dataCount = rows * columns - k
+            guard codewords[0] == dataCount, codewords[..<dataCount].allSatisfy({ $0 < 929 }) else {
+                if debug { debugLog("pdf417: length descriptor \(codewords[0]), \(dataCount) data codewords") }
+                return nil
+            }
+            guard let message = PDF417HighLevel.decode(Array(codewords[..<dataCount])) else {
+                if debug { debugLog("pdf417: data codewords \(codewords[..<dataCount]) do not decode") }
+                return nil
+            }
+            // Corners: the first and last rows' lines.
+            let top = -0.5, bottom = Double(rows) - 0.5
+            let l0 = tLeft?(top) ?? 0, l1 = tLeft?(bottom) ?? 1, r0 = tRight?(top) ?? l0, r1 = tRight?(bottom) ?? l1
+            let corners = [lerp(a[0], a[1], l0), lerp(b[0], b[1], r0), lerp(b[0], b[1], r1), lerp(a[0], a[1], l1)]
+            return (message, corners)
+        }
+    }
+}
