@@ -1,4 +1,5 @@
 import SeerImage
+import SeerQR
 
 /// A Data Matrix (ECC 200) symbol: its modules, dark = true, row by row, finder and clock tracks
 /// included.
@@ -137,8 +138,9 @@ public enum DataMatrixEncoder {
         var out = data + [UInt8](repeating: 0, count: size.ecc)
         for block in 0..<size.blocks {
             let blockData = stride(from: block, to: data.count, by: size.blocks).map { data[$0] }
-            let ecc = ReedSolomon0x12D.remainder(blockData, count: eccPerBlock)
-            for (k, c) in ecc.enumerated() { out[data.count + block + k * size.blocks] = c }
+            // GF(256) modulo 0x12D, the generator's roots α¹ … αⁿ: Aztec Code's 8-bit field and code.
+            let ecc = FieldReedSolomon.encode(blockData.map(Int.init), checkCount: eccPerBlock, field: .gf256)
+            for (k, c) in ecc.enumerated() { out[data.count + block + k * size.blocks] = UInt8(c) }
         }
         return out
     }
@@ -245,48 +247,5 @@ public enum DataMatrixEncoder {
             }
         }
         return DataMatrixCode(width: side, height: side, modules: modules)
-    }
-}
-
-/// Reed–Solomon error correction over GF(256) modulo x⁸ + x⁵ + x³ + x² + 1 (0x12D), Data Matrix's
-/// field, with the generator's roots α¹ … αⁿ.
-enum ReedSolomon0x12D {
-    static let tables: (exp: [Int], log: [Int]) = {
-        var exp = [Int](repeating: 0, count: 512), log = [Int](repeating: 0, count: 256)
-        var v = 1
-        for i in 0..<255 {
-            exp[i] = v
-            log[v] = i
-            v <<= 1
-            if v & 0x100 != 0 { v ^= 0x12D }
-        }
-        for i in 255..<512 { exp[i] = exp[i - 255] }
-        return (exp, log)
-    }()
-
-    static func multiply(_ a: Int, _ b: Int) -> Int {
-        a == 0 || b == 0 ? 0 : tables.exp[tables.log[a] + tables.log[b]]
-    }
-
-    /// The `count` check codewords of `data`: the remainder of data·xⁿ divided by the generator.
-    static func remainder(_ data: [UInt8], count: Int) -> [UInt8] {
-        // The generator ∏ (x − αⁱ), i = 1…count, highest coefficient first.
-        var generator = [1]
-        for i in 1...count {
-            var next = [Int](repeating: 0, count: generator.count + 1)
-            for (k, g) in generator.enumerated() {
-                next[k] ^= g
-                next[k + 1] ^= multiply(g, tables.exp[i])
-            }
-            generator = next
-        }
-        var register = [Int](repeating: 0, count: count)
-        for d in data {
-            let factor = Int(d) ^ register[0]
-            register.removeFirst()
-            register.append(0)
-            for k in 0..<count { register[k] ^= multiply(factor, generator[k + 1]) }
-        }
-        return register.map { UInt8($0) }
     }
 }

@@ -299,39 +299,25 @@ struct DataMatrixStream: Equatable {
     }
 }
 
-/// The Reed–Solomon check of DataMatrix ECC 200: GF(2⁸) modulo x⁸ + x⁵ + x³ + x² + 1 (0x12D), the
-/// generator's roots α¹ … αⁿ, blocks interleaved codeword by codeword.
+/// The Reed–Solomon check of DataMatrix ECC 200: GF(2⁸) modulo x⁸ + x⁵ + x³ + x² + 1 (0x12D, the
+/// field Aztec Code's 8-bit words use too: ``GaloisField/gf256``), the generator's roots α¹ … αⁿ,
+/// blocks interleaved codeword by codeword.
 enum DataMatrixCheck {
-    static let tables: (exp: [UInt8], log: [Int]) = {
-        var exp = [UInt8](repeating: 0, count: 512)
-        var log = [Int](repeating: 0, count: 256)
-        var value = 1
-        for power in 0..<255 {
-            exp[power] = UInt8(value)
-            log[value] = power
-            value <<= 1
-            if value & 0x100 != 0 { value ^= 0x12D }
-        }
-        for power in 255..<512 { exp[power] = exp[power - 255] }
-        return (exp, log)
-    }()
 
     /// Whether every block of `codewords` (data words then error words, interleaved over `blocks`
     /// blocks, block `b` holding `dataSizes[b]` data words) is a codeword: every syndrome zero.
     static func isValid(_ codewords: [UInt8], dataWords: Int, errorWordsPerBlock: Int, dataSizes: [Int]) -> Bool {
         let blocks = dataSizes.count
         guard blocks > 0, codewords.count == dataWords + errorWordsPerBlock * blocks else { return false }
-        let (exp, log) = tables
+        let field = GaloisField.gf256
         for b in 0..<blocks {
             var block: [UInt8] = []
             for k in 0..<dataSizes[b] { block.append(codewords[b + k * blocks]) }
             for k in 0..<errorWordsPerBlock { block.append(codewords[dataWords + b + k * blocks]) }
             for i in 1...errorWordsPerBlock {
-                var s: UInt8 = 0
-                for w in block {
-                    // s = s·αⁱ + w
-                    s = (s == 0 ? 0 : exp[log[Int(s)] + i]) ^ w
-                }
+                var s = 0
+                // s = s·αⁱ + w, word by word.
+                for w in block { s = field.multiply(s, field.power(i)) ^ Int(w) }
                 if s != 0 { return false }
             }
         }
