@@ -38,11 +38,7 @@ enum MicroQR {
 
     /// The 32 valid format words: BCH(15,5) of (symbol number << 2 | mask), as QR Code's, masked with
     /// 0x4445.
-    static let formatWords: [Int] = (0..<32).map { value in
-        var remainder = value << 10
-        for bit in stride(from: 14, through: 10, by: -1) where remainder >> bit & 1 == 1 { remainder ^= 0x537 << (bit - 10) }
-        return ((value << 10) | remainder) ^ 0x4445
-    }
+    static let formatWords: [Int] = (0..<32).map { QRSpec.bchFormatCode($0) ^ 0x4445 }
 
     /// The format modules, most significant bit first: row 8 from column 1 to 8, then column 8 from
     /// row 7 up to row 1, as (x, y).

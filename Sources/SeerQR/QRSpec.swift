@@ -108,10 +108,15 @@ package enum QRSpec {
 
     /// The 15 format bits for a level and mask: 5 data bits, BCH(15,5) protected, masked with 0x5412.
     package static func formatBits(_ level: QRErrorCorrection, mask: Int) -> Int {
-        let data = level.formatBits << 3 | mask
+        bchFormatCode(level.formatBits << 3 | mask) ^ 0x5412
+    }
+
+    /// Five data bits followed by their BCH(15,5) check bits (generator 0x537), before masking: QR
+    /// Code's and Micro QR Code's format information (each masks it with its own pattern).
+    package static func bchFormatCode(_ data: Int) -> Int {
         var remainder = data
         for _ in 0..<10 { remainder = remainder << 1 ^ (remainder >> 9 & 1) * 0x537 }
-        return (data << 10 | remainder & 0x3FF) ^ 0x5412
+        return data << 10 | remainder & 0x3FF
     }
 
     /// The 18 version bits for versions 7–40: 6 data bits, BCH(18,6) protected.
