@@ -120,11 +120,15 @@ struct ReadSession {
             if debug { debugLog("pass \(pass)") }
             run(pass)
         }
-        if options.passes == nil, wantsLinear, !outOfTime { readAcrossPatches() }
-        if options.passes == nil { readAztec() }
-        if options.passes == nil { readDataMatrix() }
-        readPDF417()
-        if options.symbologies.contains(.microqr) { readMicroQR() }
+        // The readers of the other symbologies are not passes of a table: a caller that gives its
+        // own passes (to measure them) gets those passes alone.
+        if options.passes == nil {
+            if wantsLinear, !outOfTime { readAcrossPatches() }
+            readAztec()
+            readDataMatrix()
+            readPDF417()
+            if options.symbologies.contains(.microqr) { readMicroQR() }
+        }
         // QR Codes read while looking for Micro QR Codes only.
         if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }
         dropConflictingLinear()

@@ -41,6 +41,18 @@ struct OtherSymbologyTests {
         #expect(symbols.first?.text == sample.expected)
     }
 
+    @Test("a table of passes given by the caller runs alone: no reader of another symbology after it")
+    func explicitPassesRunAlone() throws {
+        var options = Self.reader.options
+        options.passes = [(.locator(.reduced, .local), .always)]
+        let explicit = CodeReader(options: options)
+        for name in ["pdf417-1-01.png", "aztec-1-7.png", "dm-abcdefg.png"] {
+            let image = try ImageDecoder.decode(contentsOf: Self.directory.appendingPathComponent(name).path).gray
+            #expect(!Self.reader.read(image).isEmpty, "\(name) is read with the preset")
+            #expect(explicit.read(image).isEmpty, "\(name) is read by a QR locator pass alone")
+        }
+    }
+
     @Test("every symbology has samples here")
     func coverage() {
         #expect(Set(Self.samples.map(\.symbology)).isSuperset(of: [.codabar, .microqr, .aztec, .pdf417]))
