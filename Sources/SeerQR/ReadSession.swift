@@ -32,6 +32,8 @@ struct ReadSession {
     var found: [FoundSymbol] = []
     /// Strong finder patterns seen by any locator pass, in work coordinates.
     var finders: [FinderPattern] = []
+    /// The indices in `finders` already read as a Micro QR Code's, or tried.
+    var microQRTried = Set<Int>()
     /// Levels made so far, with their scale to work coordinates.
     var levels: [CodeLevel: (image: GrayImage, scale: (Double, Double))] = [:]
     /// The locator pass running looks for light-on-dark codes.
@@ -550,9 +552,19 @@ struct ReadSession {
             for p in patterns { debugLog("  pattern (\(Int(p.x * scale.0)),\(Int(p.y * scale.1))) module \(p.module * scale.0) count \(p.count)") }
         }
         var attempts = 0
+        // Micro QR Codes once the best triples had their turn (one for every three patterns): the
+        // finders no code explains then, one finder a code, read from a few samples around it. A sheet
+        // of them would otherwise spend the budget on the triples their finders form with each other.
+        var microQRAfter = options.passes == nil && options.symbologies.contains(.microqr) ? patterns.count / 3 + 2 : nil
         for t in triples {
             if outOfTime || attempts >= 40 + 2 * patterns.count { break }
             if t.members.contains(where: { used[$0] }) { continue }
+            if let after = microQRAfter, attempts >= after {
+                microQRAfter = nil
+                readMicroQR()
+                for (i, p) in patterns.enumerated() where !used[i] && explained(p) { used[i] = true }
+                if t.members.contains(where: { used[$0] }) { continue }
+            }
             attempts += 1
             if decodeTriple(t, bin, scale: scale) {
                 for (i, p) in patterns.enumerated() where !used[i] && explained(p) { used[i] = true }
@@ -742,8 +754,9 @@ struct ReadSession {
     /// Micro QR Codes: each strong finder pattern that no code read explains, read as a Micro QR
     /// Code's (``MicroQR``). The locator passes found them; this costs a few samples per finder.
     mutating func readMicroQR() {
-        for f in finders where f.count >= 3 {
+        for (i, f) in finders.enumerated() where f.count >= 3 && !microQRTried.contains(i) {
             if outOfTime { return }
+            microQRTried.insert(i)
             let center = Point(x: f.x, y: f.y)
             if found.contains(where: { $0.contains(center) }) { continue }
             guard let (decoded, corners) = MicroQR.read(work, center: center, module: f.module) else { continue }
@@ -783,6 +796,9 @@ struct ReadSession {
                 return false
             }
         }
+        // A QR Code read over a Micro QR Code's finder: the finder was the QR Code's, and the Micro
+        // QR reading came from its corner.
+        if raw.symbology == .qr { found.removeAll { $0.raw.symbology == .microqr && candidate.contains($0.center) } }
         found.append(candidate)
         return true
     }

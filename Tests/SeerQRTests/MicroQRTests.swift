@@ -219,4 +219,27 @@ import Testing
             #expect(symbols.first?.text == grid.text)
         }
     }
+    /// A sheet of 36 symbols side by side, each in its 2-module quiet zone (as labels on a reel or a
+    /// panel of parts): each symbol's single finder also forms QR finder triples with its neighbours',
+    /// and those must not use up the time the symbols need. Read with every symbology.
+    @Test func aSheetOfSymbolsIsReadWhole() {
+        let scale = 5, cell = 21 * scale, columns = 6
+        let side = cell * columns
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        var expected: [String] = []
+        for k in 0..<(columns * columns) {
+            let grid = Self.grids[k % Self.grids.count]
+            expected.append(grid.text)
+            let n = grid.rows.count
+            let x0 = (k % columns) * cell + 2 * scale, y0 = (k / columns) * cell + 2 * scale
+            for my in 0..<n {
+                for mx in 0..<n where grid.modules[my * n + mx] {
+                    for y in 0..<scale { for x in 0..<scale { pixels[(y0 + my * scale + y) * side + x0 + mx * scale + x] = 0 } }
+                }
+            }
+        }
+        let symbols = CodeReader.forTests(symbologies: Set(Symbology.allCases)).read(GrayImage(width: side, height: side, pixels: pixels))
+        #expect(symbols.allSatisfy { $0.symbology == .microqr })
+        #expect(symbols.compactMap(\.text).sorted() == expected.sorted())
+    }
 }
