@@ -119,7 +119,11 @@ extension Engine {
         var options = configuration.decode
         options.applyOrientation = true
         options.includeRGB = includeImage
-        if targets.contains(.plates) {
+        // Only JPEG decodes at a reduced scale for less work (libjpeg's scaled IDCT); the other
+        // formats decode in full and are reduced after. For them the full image is kept, so the
+        // finer level the code reader may ask for is a reduction of it, not a second decode.
+        let reducesWhileDecoding = info.format == .jpeg
+        if targets.contains(.plates) || !reducesWhileDecoding {
             options.scale = 1
         } else {
             options.scale = codeScale
@@ -130,6 +134,9 @@ extension Engine {
         let decodedAfter = start.milliseconds
         let decodedAfterCPU = start.cpuMilliseconds
 
+        // What the photo's own budget leaves for reading, after decoding and what was read before.
+        let photoLimit = configuration.limits.photoCPUMilliseconds
+        func left() -> Double? { photoLimit.map { max(0, $0 - start.cpuMilliseconds) } }
         var symbols: [Symbol] = []
         if targets.contains(.codes) {
             if options.scale == codeScale {
@@ -142,20 +149,27 @@ extension Engine {
                     let chosen = finerOptions
                     finer = { try? ImageDecoder.decode(bytes, options: chosen).gray }
                 }
-                symbols = codeReader.read(decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY, finer: finer)
-            } else {
-                // Decoded in full for the plates: the codes get the reduction their preset works at.
-                // Each reduced pixel averages a codeScale×codeScale block, so coordinates scale by it exactly.
-                let factor = codeScale / options.scale
                 symbols = codeReader.read(
-                    decoded.gray.downscaled(by: factor),
-                    scaleX: decoded.scaleX * Double(factor), scaleY: decoded.scaleY * Double(factor))
+                    decoded.gray, scaleX: decoded.scaleX, scaleY: decoded.scaleY, finer: finer, limitMilliseconds: left())
+            } else {
+                // Decoded in full (for the plates, or a format that does not reduce while decoding):
+                // the codes get the reduction their preset works at, and the finer one from the same
+                // pixels. Each reduced pixel averages a codeScale×codeScale block, so coordinates
+                // scale by it exactly.
+                let factor = codeScale / options.scale
+                let full = decoded.gray
+                var finer: (@Sendable () -> GrayImage?)?
+                if factor > 1 { finer = { @Sendable () -> GrayImage? in factor > 2 ? full.downscaled(by: factor / 2) : full } }
+                symbols = codeReader.read(
+                    full.downscaled(by: factor),
+                    scaleX: decoded.scaleX * Double(factor), scaleY: decoded.scaleY * Double(factor), finer: finer,
+                    limitMilliseconds: left())
             }
         }
         var plates: [PlateReading]? = nil
         if targets.contains(.plates) {
             // A code's modules can pass for a row of glyphs: a "plate" inside a code that was read is that code.
-            plates = try readPlates(in: decoded, region: region, minimumConfidence: minimumPlateConfidence).filter { plate in
+            plates = try readPlates(in: decoded, region: region, minimumConfidence: minimumPlateConfidence, limitMilliseconds: left()).filter { plate in
                 !symbols.contains { Self.center(of: plate.corners).isInside($0.corners, grownBy: 1.1) }
             }
         }

@@ -20,10 +20,16 @@ extension Engine {
     ///   - region: the region whose grammars decide the reading, or nil to try all.
     ///   - minimumConfidence: readings below this ``PlateReading/confidence`` are left out; nil
     ///     takes the reader's ``PlateReader/Options/minimumConfidence``.
+    ///   - limitMilliseconds: CPU milliseconds the reading may take at most, when less than the
+    ///     reader's own budget (nil: its budget).
     /// - Returns: plates, most trustworthy first; empty when none was found.
     /// - Throws: ``PlateError`` when Tesseract cannot start.
-    public func readPlates(in image: DecodedImage, region: PlateRegion?, minimumConfidence: Double? = nil) throws -> [PlateReading] {
-        try plateReader().read(image.gray, region: region, scaleX: image.scaleX, scaleY: image.scaleY, minimumConfidence: minimumConfidence)
+    public func readPlates(
+        in image: DecodedImage, region: PlateRegion?, minimumConfidence: Double? = nil, limitMilliseconds: Double? = nil
+    ) throws -> [PlateReading] {
+        try plateReader().read(
+            image.gray, region: region, scaleX: image.scaleX, scaleY: image.scaleY, minimumConfidence: minimumConfidence,
+            limitMilliseconds: limitMilliseconds)
     }
 
     /// Decodes the photo at `path` and reads its plates.

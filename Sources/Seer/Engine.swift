@@ -65,6 +65,12 @@ public final class Engine: Sendable {
         public var pageSize: Int = 1000
         /// Longest reason given with a counterfeit report, in characters. Default 500.
         public var reportReasonCharacters: Int = 500
+        /// CPU milliseconds of the calling thread one photo's scan may take in all
+        /// (``scanPhoto(contentsOf:reading:region:includeImage:minimumPlateConfidence:)``): reading
+        /// the codes and the plates gets what decoding left, each within its own budget, so that no
+        /// photo costs more whatever it shows. Default 2500, which leaves a `seer scan` process of
+        /// one photo its start-up within 3 s; a photo takes 10–300 ms. nil for no such limit.
+        public var photoCPUMilliseconds: Double? = 2500
 
         /// The defaults.
         public init() {}

@@ -25,6 +25,11 @@ final class HEIFDecoder {
         guard let context = heif_context_alloc() else {
             throw ImageError(.outOfMemory, "could not allocate a HEIF decoder")
         }
+        // A grid's tiles are decoded on the calling thread, one after another: the caller (a batch, the
+        // service) already runs a photo a core, and the decode's processor time is then the calling
+        // thread's, which is what the time budgets measure. (libheif starts threads of its own for
+        // the tiles otherwise; on two cores they saved no time.)
+        heif_context_set_max_decoding_threads(context, 0)
         var error = heif_context_read_from_memory_without_copy(context, data.baseAddress, data.count, nil)
         if error.code != heif_error_Ok {
             // The message lives in the context: read it before the context goes.

@@ -36,7 +36,8 @@ struct WebPDecoder {
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw ImageError(.unsupportedFormat, "libwebp is not the version Seer was built against")
         }
-        config.output.colorspace = lumaOnly ? (alpha ? MODE_YUVA : MODE_YUV) : (alpha ? MODE_RGBA : MODE_RGB)
+        if lumaOnly { return try decodeLuma(&config, alpha: alpha) }
+        config.output.colorspace = alpha ? MODE_RGBA : MODE_RGB
         let status = WebPDecode(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, &config)
         defer { WebPFreeDecBuffer(&config.output) }
         guard status == VP8_STATUS_OK else { throw Self.imageError(status, "decoding") }
@@ -44,30 +45,54 @@ struct WebPDecoder {
         guard w == width, h == height else {
             throw ImageError(.corrupt, "corrupt WebP: the image is \(w)×\(h), the header says \(width)×\(height)")
         }
-        if lumaOnly {
-            let yuva = config.output.u.YUVA
-            guard let y = yuva.y else { throw ImageError(.corrupt, "corrupt WebP: no luma samples") }
-            // VP8 luma is in video range (16–235): stretched to 0–255 as its RGB would give.
-            let table = HEIFDecoder.lumaTable(bits: 8, limited: true)
-            let pixels = PixelBuffer.make(count: w * h) { out in
-                table.withUnsafeBufferPointer { t in
-                    for row in 0..<h {
-                        let src = y + row * Int(yuva.y_stride)
-                        let o = out.baseAddress! + row * w
-                        for x in 0..<w { o[x] = t[Int(src[x])] }
-                        if alpha, let a = yuva.a {
-                            let arow = a + row * Int(yuva.a_stride)
-                            for x in 0..<w { o[x] = PNGDecoder.overWhite(o[x], alpha: arow[x]) }
-                        }
-                    }
-                }
-            }
-            return (GrayImage(width: w, height: h, pixels: pixels), nil)
-        }
         let rgba = config.output.u.RGBA
         guard let rgbaBase = rgba.rgba else { throw ImageError(.corrupt, "corrupt WebP: no colour samples") }
         let rgb = Self.rgb(rgbaBase, stride: Int(rgba.stride), width: w, height: h, channels: alpha ? 4 : 3)
         return (rgb.gray, wantRGB ? rgb : nil)
+    }
+
+    /// Lossy data's luma, decoded straight into the grey image's buffer (libwebp writes into memory
+    /// Seer owns: no second full-size plane) and stretched there from video range (16–235) to 0–255,
+    /// as its RGB would give. Chroma (a quarter of the pixels each) and alpha go to buffers of their own.
+    private func decodeLuma(_ config: inout WebPDecoderConfig, alpha: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
+        let w = width, h = height, cw = (w + 1) / 2, ch = (h + 1) / 2
+        var u = [UInt8](repeating: 0, count: cw * ch), v = u
+        var a = [UInt8](repeating: 255, count: alpha ? w * h : 0)
+        let table = HEIFDecoder.lumaTable(bits: 8, limited: true)
+        let pixels = try PixelBuffer.make(count: w * h) { out in
+            try u.withUnsafeMutableBufferPointer { ub in
+                try v.withUnsafeMutableBufferPointer { vb in
+                    try a.withUnsafeMutableBufferPointer { ab in
+                        config.output.colorspace = alpha ? MODE_YUVA : MODE_YUV
+                        config.output.is_external_memory = 1
+                        config.output.u.YUVA.y = out.baseAddress
+                        config.output.u.YUVA.y_stride = Int32(w)
+                        config.output.u.YUVA.y_size = w * h
+                        config.output.u.YUVA.u = ub.baseAddress
+                        config.output.u.YUVA.v = vb.baseAddress
+                        config.output.u.YUVA.u_stride = Int32(cw)
+                        config.output.u.YUVA.v_stride = Int32(cw)
+                        config.output.u.YUVA.u_size = cw * ch
+                        config.output.u.YUVA.v_size = cw * ch
+                        config.output.u.YUVA.a = alpha ? ab.baseAddress : nil
+                        config.output.u.YUVA.a_stride = alpha ? Int32(w) : 0
+                        config.output.u.YUVA.a_size = alpha ? w * h : 0
+                        let status = WebPDecode(data.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count, &config)
+                        WebPFreeDecBuffer(&config.output)
+                        guard status == VP8_STATUS_OK else { throw Self.imageError(status, "decoding") }
+                        guard Int(config.output.width) == w, Int(config.output.height) == h else {
+                            throw ImageError(
+                                .corrupt, "corrupt WebP: the image is \(config.output.width)×\(config.output.height), the header says \(w)×\(h)")
+                        }
+                        table.withUnsafeBufferPointer { t in
+                            for i in 0..<(w * h) { out[i] = t[Int(out[i])] }
+                            if alpha { for i in 0..<(w * h) { out[i] = PNGDecoder.overWhite(out[i], alpha: ab[i]) } }
+                        }
+                    }
+                }
+            }
+        }
+        return (GrayImage(width: w, height: h, pixels: pixels), nil)
     }
 
     /// The first frame of an animation on its canvas. Only the frame is decoded; the rest of the

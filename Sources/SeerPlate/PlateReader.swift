@@ -110,11 +110,14 @@ public final class PlateReader: Sendable {
     /// - Parameter minimumConfidence: readings below this ``PlateReading/confidence`` are left out;
     ///   nil takes ``Options/minimumConfidence``.
     /// - Returns: plates, most trustworthy first; empty when none was found.
+    /// - Parameter limitMilliseconds: CPU milliseconds this read may take at most, when less than
+    ///   ``Options/timeBudgetMilliseconds`` (what a photo's own budget leaves; nil: the option).
     public func read(
-        _ image: GrayImage, region: PlateRegion?, scaleX: Double = 1, scaleY: Double = 1, minimumConfidence: Double? = nil
+        _ image: GrayImage, region: PlateRegion?, scaleX: Double = 1, scaleY: Double = 1, minimumConfidence: Double? = nil,
+        limitMilliseconds: Double? = nil
     ) throws -> [PlateReading] {
         let floor = minimumConfidence ?? options.minimumConfidence
-        return try findings(in: image, region: region, scaleX: scaleX, scaleY: scaleY)
+        return try findings(in: image, region: region, scaleX: scaleX, scaleY: scaleY, limit: limitMilliseconds)
             .filter { $0.reading.confidence >= floor }.map(\.reading)
     }
 
@@ -125,9 +128,12 @@ public final class PlateReader: Sendable {
         try findings(in: image, region: region, scaleX: scaleX, scaleY: scaleY)
     }
 
-    private func findings(in image: GrayImage, region: PlateRegion?, scaleX: Double, scaleY: Double) throws -> [PlateFinding] {
+    private func findings(
+        in image: GrayImage, region: PlateRegion?, scaleX: Double, scaleY: Double, limit: Double? = nil
+    ) throws -> [PlateFinding] {
         let start = DispatchTime.now().uptimeNanoseconds
-        let budget = options.timeBudgetMilliseconds > 0 ? PlateBudget(milliseconds: Double(options.timeBudgetMilliseconds)) : .unlimited
+        let allowed = min(options.timeBudgetMilliseconds > 0 ? Double(options.timeBudgetMilliseconds) : .infinity, limit ?? .infinity)
+        let budget = allowed.isFinite ? PlateBudget(milliseconds: max(0, allowed)) : .unlimited
         let located = locate(image, budget: budget)
         let located_ = DispatchTime.now().uptimeNanoseconds
         let prepared = prepare(located, in: image, region: region, budget: budget)

@@ -114,15 +114,20 @@ public final class CodeReader: Sendable {
     /// Reads every code in `image`. Corners come back in `image`'s pixel coordinates multiplied by
     /// (`scaleX`, `scaleY`), so a photo decoded at a reduced scale reports full-size coordinates.
     ///
-    /// - Parameter finer: the photo at twice `image`'s resolution, for codes too small to read in
-    ///   `image`; called at most once, and only when small codes are suspected (nil: there is none).
+    /// - Parameters:
+    ///   - finer: the photo at twice `image`'s resolution, for codes too small to read in `image`;
+    ///     called at most once, and only when small codes are suspected (nil: there is none).
+    ///   - limitMilliseconds: CPU milliseconds this read may take at most, whatever the budget and
+    ///     the codes seen allow (what a photo's own budget leaves after decoding; nil: no such limit).
     public func read(
-        _ image: GrayImage, scaleX: Double = 1, scaleY: Double = 1, finer: (@Sendable () -> GrayImage?)? = nil
+        _ image: GrayImage, scaleX: Double = 1, scaleY: Double = 1, finer: (@Sendable () -> GrayImage?)? = nil,
+        limitMilliseconds: Double? = nil
     ) -> [Symbol] {
         let scanner = borrow()
         defer { giveBack(scanner) }
         scanner.startPhoto()
         var session = ReadSession(image: image, finer: finer, scanner: scanner, options: options, logger: logger)
+        if let limitMilliseconds { session.limitMilliseconds = limitMilliseconds }
         session.run()
         return session.found.map { f in
             let corners = f.corners.map { Point(x: $0.x * scaleX, y: $0.y * scaleY) }

@@ -69,9 +69,13 @@ struct ReadSession {
     }
 
     var elapsedMs: Double { Self.cpuMilliseconds() - start }
+    /// At most this many CPU milliseconds in all, whatever the codes seen allow.
+    var limitMilliseconds = Double.infinity
     /// Whether the budget is spent, or the read was asked to stop (``Cancellation``).
     var outOfTime: Bool {
-        elapsedMs > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen) || Cancellation.requested
+        let elapsed = elapsedMs
+        return elapsed > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen)
+            || elapsed > limitMilliseconds || Cancellation.requested
     }
 
     /// The codes the photo shows so far: those read, or a third of the strong finder patterns seen,

@@ -69,4 +69,19 @@ struct PhotoScanTests {
         #expect(Set(fromBytes.symbols.compactMap(\.text)) == Set(scan.symbols.compactMap(\.text)))
         #expect(fromBytes.report.plates != nil)
     }
+    /// Reading gets what the photo's own CPU budget leaves after decoding: with nothing left, the
+    /// readers stop before their first pass; with no photo budget they read everything.
+    @Test func aPhotosBudgetBoundsTheReadingAfterDecoding() throws {
+        let path = Fixtures.generated.appendingPathComponent("several-4.png").path
+        var spent = Engine.Configuration()
+        spent.limits.photoCPUMilliseconds = 0
+        let none = try Engine(configuration: spent).scanPhoto(contentsOf: path, reading: .all)
+        #expect(none.symbols.isEmpty)
+        #expect(none.report.plates == [])
+        var unbounded = Engine.Configuration()
+        unbounded.limits.photoCPUMilliseconds = nil
+        let all = try Engine(configuration: unbounded).scanPhoto(contentsOf: path, reading: .all)
+        #expect(all.symbols.count == 4)
+        #expect(Engine.Configuration().limits.photoCPUMilliseconds == 2500)
+    }
 }
