@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
-// libFuzzer targets over Seer's public API. Built only by scripts/fuzz, with
-// -sanitize=fuzzer,address (libFuzzer supplies `main`; each target defines LLVMFuzzerTestOneInput).
+// libFuzzer targets over Seer's public API and its `@_spi(Fuzzing)` entry points. Built only by
+// scripts/fuzz, with -sanitize=fuzzer,address (libFuzzer supplies `main`; each target defines
+// LLVMFuzzerTestOneInput).
 import PackageDescription
 
 let package = Package(
@@ -12,5 +13,9 @@ let package = Package(
         .executableTarget(name: "fuzz-payload", dependencies: [.product(name: "Seer", package: "Seer")]),
         .executableTarget(name: "fuzz-plate-grammar", dependencies: [.product(name: "Seer", package: "Seer")]),
         .executableTarget(name: "fuzz-registry", dependencies: [.product(name: "Seer", package: "Seer")]),
+        // Built with the Seer package's SPI for fuzzing (`@_spi(Fuzzing)`): the symbol decoders without an
+        // image, and the plate models' weight-file loaders.
+        .executableTarget(name: "fuzz-symbols", dependencies: [.product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-plate-model", dependencies: [.product(name: "Seer", package: "Seer")]),
     ]
 )

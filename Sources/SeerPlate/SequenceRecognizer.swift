@@ -37,8 +37,9 @@ public struct SequenceRecognizer: Sendable {
 
     /// Parses the format written by `scripts/plate-ocr/train.py`: the ASCII magic `SPR1`,
     /// little-endian Int32 `height c1 c2 c3 c4 head classes`, the class characters (one byte each,
-    /// the blank first), then Float32 weights and biases layer by layer in PyTorch's order.
-    init?(bytes: [UInt8]) {
+    /// the blank first), then Float32 weights and biases layer by layer in PyTorch's order. Nil when
+    /// the bytes are not such a file (a wrong magic or shape, too few or too many bytes).
+    @_spi(Fuzzing) public init?(bytes: [UInt8]) {
         guard bytes.count > 36, bytes[0..<4].elementsEqual("SPR1".utf8) else { return nil }
         var reader = ModelBytes(bytes, from: 4)
         func int32() -> Int { reader.int32() }

@@ -342,6 +342,7 @@ struct AztecReader {
                 guard let d = dark(h, Double(ix), Double(iy)) else { return nil }
                 bits.append(d)
             }
+            if let log { log("decoder input \(DecoderInput.aztecMode(bits: bits, compact: !full).hex)") }
             guard let mode = AztecLayout.mode(bits, compact: !full) else {
                 log?("aztec: mode message \(bits.map { $0 ? "1" : "0" }.joined()) not corrected")
                 continue
@@ -376,6 +377,9 @@ struct AztecReader {
                 return raw
             }
             guard let raw = sample(nil) else { return nil }
+            if let log {
+                log("decoder input \(DecoderInput.aztecData(bits: raw, compact: mode.compact, layers: mode.layers, dataCodewords: mode.dataCodewords).hex)")
+            }
             var corrected = AztecLayout.correctedData(raw, mode)
             // A large symbol bends away from any one homography: sampled again with each module
             // moved as the reference grid's nearest stretches are.
@@ -387,6 +391,7 @@ struct AztecReader {
                 log?("aztec: data not corrected")
                 return nil
             }
+            if let log { log("decoder input \(DecoderInput.aztecText(bits: data).hex)") }
             guard let text = AztecText.decode(data) else {
                 log?("aztec: data stream invalid")
                 return nil

@@ -5,6 +5,11 @@ import SeerImage
 /// (top-left, top-right, bottom-right, bottom-left as the symbol reads).
 struct DataMatrixRead {
     var stream: DataMatrixStream
+    /// The symbol's codewords (data then error words, interleaved), and how: its blocks and the
+    /// error words of each.
+    var codewords: [UInt8]
+    var blocks: Int
+    var errorWords: Int
     var corners: [Point]
     /// Pixels per module along the symbol's long side.
     var module: Double
@@ -176,7 +181,7 @@ final class DmtxDecoderOwner {
         func length(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
         let columns = Double(max(1, region.handle.pointee.symbolCols)), rows = Double(max(1, region.handle.pointee.symbolRows))
         let module = (length(corners[0], corners[1]) / columns + length(corners[0], corners[3]) / rows) / 2
-        return DataMatrixRead(stream: stream, corners: corners, module: module)
+        return DataMatrixRead(stream: stream, codewords: codewords, blocks: blocks, errorWords: errorWords, corners: corners, module: module)
     }
 }
 
@@ -276,6 +281,10 @@ extension ReadSession {
 
     mutating func addDataMatrix(_ symbols: [DataMatrixRead], toLevel: (Point) -> Point, factor: Int, scale: (Double, Double)) {
         for s in symbols {
+            if debug {
+                debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: s.codewords, blocks: s.blocks, errorWords: s.errorWords).hex)")
+                debugLog("decoder input \(DecoderInput.dataMatrix(codewords: Array(s.codewords.prefix(s.codewords.count - s.blocks * s.errorWords))).hex)")
+            }
             let corners = s.corners.map { c in
                 let p = toLevel(c)
                 return Point(x: p.x * scale.0, y: p.y * scale.1)

@@ -91,9 +91,10 @@ struct DataMatrixStream: Equatable {
                 let index = position
                 let c = try next()
                 if upperShift {
-                    current.append(UInt8(c - 1 + 128 & 0xFF))
-                    // Codeword 0 is undefined even after an upper shift.
-                    if c == 0 { throw Failure.codeword(index) }
+                    // Upper Shift applies to one ASCII character (codewords 1–128): anything else after
+                    // it (0, a digit pair, a latch, another shift) is not allowed.
+                    guard (1...128).contains(c) else { throw Failure.codeword(index) }
+                    current.append(UInt8(c + 127))
                     upperShift = false
                     continue
                 }

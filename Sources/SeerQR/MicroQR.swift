@@ -130,7 +130,8 @@ enum MicroQR {
     /// lie against it (four turns, mirrored or not), the format information deciding which, the
     /// module pitch along each timing pattern fitted, and the grid decoded.
     /// Returns the decoding and the symbol's corners (top-left, top-right, bottom-right, bottom-left).
-    static func read(_ image: GrayImage, center: Point, module: Double) -> (DecodedQR, [Point])? {
+    /// `log` hears each grid handed to the decoder.
+    static func read(_ image: GrayImage, center: Point, module: Double, log: ((String) -> Void)? = nil) -> (DecodedQR, [Point])? {
         guard module >= 1, let (angle, pitch, dark, light) = finderGeometry(image, center: center, module: module) else { return nil }
         let threshold = (dark + light) / 2
         let invert = dark > light
@@ -185,7 +186,9 @@ enum MicroQR {
                     if modules[k] != (k % 2 == 0) { timingErrors += 1 }
                     if modules[k * n] != (k % 2 == 0) { timingErrors += 1 }
                 }
-                guard timingErrors <= 1, let (decoded, _) = decode(modules, size: n) else { continue }
+                guard timingErrors <= 1 else { continue }
+                if let log { log("decoder input \(DecoderInput.microQR(modules: modules, size: n).hex)") }
+                guard let (decoded, _) = decode(modules, size: n) else { continue }
                 let e = Double(n)
                 return (decoded, [point(0, 0), point(e, 0), point(e, e), point(0, e)])
             }

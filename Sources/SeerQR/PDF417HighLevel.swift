@@ -23,6 +23,30 @@ enum PDF417HighLevel {
     static let mixed: [UInt8] = Array("0123456789&\r\t,:#-.$/+%*=^".utf8)
     static let punct: [UInt8] = Array(";<>@[\\]_`~!\r\t,:\n-.$/\"|*()?{}'".utf8)
 
+    /// A symbol's codewords (`checkCount` of them check codewords, `erasures` the indexes known
+    /// unreadable) corrected, their length descriptor checked and the data decoded; nil when the
+    /// correction fails or the data breaks the rules. `log` hears why.
+    static func decodeSymbol(_ codewords: [Int], checkCount k: Int, erasures: [Int], log: ((String) -> Void)? = nil) -> PDF417Message? {
+        var codewords = codewords
+        do throws(PDF417ReedSolomon.Failure) {
+            try PDF417ReedSolomon.correct(&codewords, k: k, erasures: erasures)
+        } catch {
+            log?("pdf417: \(error)")
+            return nil
+        }
+        let dataCount = codewords.count - k
+        guard dataCount >= 1, codewords[0] == dataCount, codewords[..<dataCount].allSatisfy({ $0 < 929 }) else {
+            log?("pdf417: length descriptor \(codewords.first ?? 0), \(dataCount) data codewords")
+            return nil
+        }
+        if let log { log("decoder input \(DecoderInput.pdf417Data(codewords: Array(codewords[..<dataCount])).hex)") }
+        guard let message = decode(Array(codewords[..<dataCount])) else {
+            log?("pdf417: data codewords \(codewords[..<dataCount]) do not decode")
+            return nil
+        }
+        return message
+    }
+
     /// Decodes the data codewords (the first is the symbol length descriptor, already checked);
     /// nil when a codeword breaks the rules.
     static func decode(_ codewords: [Int]) -> PDF417Message? {

@@ -511,19 +511,10 @@ extension ReadSession {
                 }
             }
             if debug { debugLog("pdf417: \(erasures.count) erasures of \(rows * columns)") }
-            do throws(PDF417ReedSolomon.Failure) {
-                try PDF417ReedSolomon.correct(&codewords, k: k, erasures: erasures)
-            } catch {
-                if debug { debugLog("pdf417: \(error)") }
-                return nil
+            if debug {
+                debugLog("decoder input \(DecoderInput.pdf417(codewords: codewords, checkCount: k, erasures: erasures).hex)")
             }
-            let dataCount = rows * columns - k
-            guard codewords[0] == dataCount, codewords[..<dataCount].allSatisfy({ $0 < 929 }) else {
-                if debug { debugLog("pdf417: length descriptor \(codewords[0]), \(dataCount) data codewords") }
-                return nil
-            }
-            guard let message = PDF417HighLevel.decode(Array(codewords[..<dataCount])) else {
-                if debug { debugLog("pdf417: data codewords \(codewords[..<dataCount]) do not decode") }
+            guard let message = PDF417HighLevel.decodeSymbol(codewords, checkCount: k, erasures: erasures, log: debug ? { debugLog($0) } : nil) else {
                 return nil
             }
             // Corners: the first and last rows' lines.

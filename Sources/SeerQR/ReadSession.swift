@@ -331,6 +331,7 @@ struct ReadSession {
                 // A reading the bars contradicted once stays refused, whichever pass finds it again.
                 if rejected.contains(where: { $0.bytes == raw.bytes && Self.boxesOverlap($0.corners, corners) }) { continue }
                 // A GS1 reading (DataBar Expanded always) must be a well-formed element string.
+                if debug, raw.symbology == .databarExpanded || raw.isGS1 { debugLog("decoder input \(DecoderInput.gs1(bytes: raw.bytes).hex)") }
                 if raw.symbology == .databarExpanded || raw.isGS1, !GS1Syntax.isWellFormed(raw.bytes) {
                     if debug { debugLog("\(raw.symbology): not a well-formed GS1 element string: not reported") }
                     rejected.append((raw.bytes, corners))
@@ -763,7 +764,9 @@ struct ReadSession {
             microQRTried.insert(i)
             let center = Point(x: f.x, y: f.y)
             if found.contains(where: { $0.contains(center) }) { continue }
-            guard let (decoded, corners) = MicroQR.read(work, center: center, module: f.module) else { continue }
+            let logger = self.logger
+            let log: ((String) -> Void)? = debug ? { logger.trace("\($0)") } : nil
+            guard let (decoded, corners) = MicroQR.read(work, center: center, module: f.module, log: log) else { continue }
             if debug { debugLog("micro QR M\(decoded.version) at (\(Int(f.x)),\(Int(f.y)))") }
             let raw = RawSymbol(symbology: .microqr, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: false, qr: decoded)
             add(raw, corners: corners, module: f.module)

@@ -2,7 +2,7 @@ import Foundation
 import SeerImage
 import Testing
 
-@testable import SeerPlate
+@_spi(Fuzzing) @testable import SeerPlate
 
 /// The sequence recogniser: the shipped weights load and read whole plate rows.
 @Suite struct SequenceTests {
@@ -34,6 +34,49 @@ import Testing
         let bytes = PackageResources.plate_ctc_spr
         #expect(SequenceRecognizer(bytes: Array(bytes.dropLast(4))) == nil)
         #expect(SequenceRecognizer(bytes: [UInt8]("SPR0".utf8) + bytes.dropFirst(4)) == nil)
+    }
+
+    /// Damaged and hostile weight files, as `fuzz-plate-model` feeds them: each shipped file cut at
+    /// 200 lengths, headers that claim the largest shapes (or negative ones) over a few bytes, and
+    /// header bytes flipped. Every loader refuses what is not its file whole; a file it accepts
+    /// runs and gives one probability per class.
+    @Test func damagedWeightFilesAreRefused() {
+        let files = [PackageResources.plate_ctc_spr, PackageResources.glyph_mask_sgc, PackageResources.glyph_grey_sgc]
+        let row = GrayImage(width: 96, height: 40) { x, y in (x / 6) % 4 == 1 && y > 6 && y < 34 ? 30 : 220 }
+        let glyph = GrayImage(width: 20, height: 28) { x, _ in x > 6 && x < 13 ? 20 : 230 }
+        func int32s(_ values: [Int32]) -> [UInt8] { values.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } } }
+        var damaged: [[UInt8]] = []
+        for file in files {
+            for k in 0..<200 { damaged.append(Array(file.prefix(file.count * k / 200))) }
+            for i in 4..<64 {
+                var flipped = Array(file)
+                flipped[i] ^= 0x80
+                damaged.append(flipped)
+            }
+        }
+        for magic in ["SPR1", "SGC1"] {
+            for shape: [Int32] in [[32, 256, 256, 256, 256, 1024, 64], [256, 256, 256, 4096, 64], [-1, -1, -1, -1, -1, -1, -1], [32, 0, 1, 1, 1, 1, 2]] {
+                damaged.append(Array(magic.utf8) + int32s(shape) + [UInt8](repeating: 65, count: 64) + [UInt8](repeating: 0, count: 4096))
+            }
+        }
+        for bytes in damaged {
+            let changedOrShort = !files.contains { $0.elementsEqual(bytes) }
+            if let model = SequenceRecognizer(bytes: bytes) {
+                for column in model.columns(row) { #expect(column.count == model.classes.count + 1) }
+            } else {
+                #expect(changedOrShort)
+            }
+            for grey in [false, true] {
+                if let p = GlyphModelFile.classify(bytes, grey: grey, glyph: glyph) { #expect(!p.isEmpty) }
+            }
+        }
+        // Cut short or with a byte too many, no file loads.
+        for file in files {
+            for bytes in [Array(file.dropLast()), Array(file) + [0], Array(file.prefix(file.count / 2))] {
+                #expect(SequenceRecognizer(bytes: bytes) == nil)
+                #expect(GlyphModelFile.classify(bytes, grey: false, glyph: glyph) == nil)
+            }
+        }
     }
 
     @Test func columnsAreProbabilitiesOnePerEightColumns() throws {

@@ -165,12 +165,18 @@ struct DataMatrixTests {
     }
 
     @Test("codewords no rule allows fail the whole symbol")
-    func strict() {
+    func strict() throws {
         #expect(throws: DataMatrixStream.Failure.self) { try DataMatrixStream.decode([66, 0]).get() }
         #expect(throws: DataMatrixStream.Failure.self) { try DataMatrixStream.decode([66, 250]).get() }
         // A macro or structured append past the first position.
         #expect(throws: DataMatrixStream.Failure.self) { try DataMatrixStream.decode([66, 236]).get() }
         #expect(throws: DataMatrixStream.Failure.self) { try DataMatrixStream.decode([66, 233, 0x1E, 7, 9]).get() }
+        // Upper Shift followed by anything but an ASCII character (fuzz-symbols found that a
+        // codeword over 128 there overflowed the byte it made and stopped the process).
+        for next: UInt8 in [0, 129, 130, 229, 235, 254, 255] {
+            #expect(throws: DataMatrixStream.Failure.codeword(2)) { try DataMatrixStream.decode([66, 235, next, 66]).get() }
+        }
+        #expect(try DataMatrixStream.decode([66, 235, 128]).get().bytes == [65, 255])
         // A Base 256 field longer than the data.
         let length: UInt8 = 53  // 9, randomised at position 2: 9 + (149 · 2 mod 255) + 1
         #expect(throws: DataMatrixStream.Failure.self) { try DataMatrixStream.decode([231, length, 1]).get() }
