@@ -26,13 +26,21 @@ struct CandidateSearch {
     /// Prior of a reading that matches no format when a region was asked for.
     static let unmatchedFactor = 0.35
 
-    /// A reading's score is raised by this (to at most 1) when the row's one wide gap falls where
-    /// its format has a gap between groups: the format explains the row's layout.
+    /// A reading's score is raised by this (to at most 1) when the row's wide gaps fall exactly
+    /// where its format has gaps between groups: the format explains the row's layout.
     static let gapFactor = 1.15
 
-    /// Candidate texts for `positions`, best first. `gap`: the row has one wide gap, between
-    /// positions `gap` and `gap + 1` (a separator, an emblem or a space between groups).
-    func search(_ positions: [Position], region: PlateRegion?, limit: Int, gap: Int? = nil) -> [Scored] {
+    /// The row's wide gaps that fall inside a reading of `count` characters starting at position
+    /// `lead`, as the number of the reading's characters before each: a gap `g` lies between
+    /// positions `g` and `g + 1`. Gaps beside a dropped end glyph are no part of the plate.
+    static func breaks(_ gaps: [Int], lead: Int, count: Int) -> [Int] {
+        gaps.map { $0 + 1 - lead }.filter { $0 > 0 && $0 < count }.sorted()
+    }
+
+    /// Candidate texts for `positions`, best first. `gaps`: the row's wide gaps, each between
+    /// positions `g` and `g + 1` (a separator, an emblem or a space between groups; see
+    /// ``GlyphRow/gaps``).
+    func search(_ positions: [Position], region: PlateRegion?, limit: Int, gaps: [Int] = []) -> [Scored] {
         var all: [Scored] = []
         let n = positions.count
         guard n > 0 else { return [] }
@@ -42,7 +50,8 @@ struct CandidateSearch {
                 for lead in 0...extra {
                     let window = Array(positions[lead..<(lead + slots.count)])
                     var penalty = pow(Self.dropFactor, Double(extra))
-                    if let gap, format.breaks.indices.contains(e), format.breaks[e].contains(gap + 1 - lead) { penalty *= Self.gapFactor }
+                    let seen = Self.breaks(gaps, lead: lead, count: slots.count)
+                    if !seen.isEmpty, format.breaks.indices.contains(e), format.breaks[e] == seen { penalty *= Self.gapFactor }
                     let indices = Array(lead..<(lead + slots.count))
                     all += kBest(window, slots: slots, limit: limit).map {
                         Scored(
@@ -135,3 +144,4 @@ struct CandidateSearch {
         return out
     }
 }
+

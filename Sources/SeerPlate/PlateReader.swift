@@ -224,8 +224,10 @@ public final class PlateReader: Sendable {
                     let upperRows = prepare(located.full(upper), in: image, region: region, minimumGlyphs: 2),
                     let top = readRow(upperRows, ocr: ocr, region: region, image: image)
                 {
+                    // The upper line is a group of its own: the row break is a gap between groups.
                     let positions = top.positions + read.positions
-                    let found = search.search(positions, region: region, limit: max(options.candidates, 8))
+                    let gaps = [top.positions.count - 1]
+                    let found = search.search(positions, region: region, limit: max(options.candidates, 8), gaps: gaps)
                     if let best = found.first, best.format != nil, best.score > read.candidates[0].score {
                         read.candidates = found
                         read.positions = positions
@@ -436,7 +438,7 @@ public final class PlateReader: Sendable {
                 if !glyphs.recovered { base += 1 }
                 if base > 2 { break }
                 let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
-                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1, gap: glyphs.gap).first?.score ?? 0)
+                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1, gaps: glyphs.gaps).first?.score ?? 0)
                     * glyphs.layoutPrior
                 if best == nil || quick > best!.quick {
                     best = PreparedRow(row: oriented, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
@@ -506,21 +508,22 @@ public final class PlateReader: Sendable {
             } else if sequence.count == positions.count {
                 positions = zip(positions, sequence).map { Self.vote([$0, $1], weights: [1 - options.sequenceWeight, options.sequenceWeight]) }
             } else if sequence.count >= 2 {
-                let best = { (p: [Position]) in search.search(p, region: region, limit: 1, gap: nil).first?.score ?? 0 }
+                let best = { (p: [Position]) in search.search(p, region: region, limit: 1).first?.score ?? 0 }
                 if best(sequence) > best(positions) { positions = sequence }
             }
         }
         guard positions.count >= 2 else { return nil }
-        let gap = positions.count == glyphs.glyphs.count ? glyphs.gap : nil
-        var candidates = search.search(positions, region: region, limit: limit, gap: gap)
+        let gaps = positions.count == glyphs.glyphs.count ? glyphs.gaps : []
+        var candidates = search.search(positions, region: region, limit: limit, gaps: gaps)
+        logger.trace("row gaps", metadata: ["row": "\(row.x0),\(row.y0)", "glyphs": "\(glyphs.glyphs.count)", "positions": "\(positions.count)", "gaps": "\(glyphs.gaps)"])
         // A thin stroke hard against the first or last glyph, closer than plate characters are
         // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
         // costs little.
         let stray = Set(glyphs.strayEnds + Self.unreadEnds(symbols, in: glyphs)).sorted()
         if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
             let kept = positions.indices.filter { !stray.contains($0) }
-            let keptGap = gap.flatMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
-            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gap: keptGap).map {
+            let keptGaps = gaps.compactMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
+            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gaps: keptGaps).map {
                 CandidateSearch.Scored(
                     text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar,
                     indices: $0.indices.map { kept[$0] })

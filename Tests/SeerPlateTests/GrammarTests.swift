@@ -162,14 +162,29 @@ extension GrammarTests {
         p[0] = Position(options: [("O", 0.5), ("0", 0.45)])
         p[3] = Position(options: [("I", 0.5), ("1", 0.45)])
         let plain = try #require(search.search(p, region: nil, limit: 5).first)
-        let gapped = try #require(search.search(p, region: nil, limit: 5, gap: 2).first)
+        let gapped = try #require(search.search(p, region: nil, limit: 5, gaps: [2]).first)
         #expect(gapped.text == "OLA1208")
         #expect(gapped.format?.name == "br")
         #expect(gapped.score > plain.score)
         // A gap elsewhere is no evidence for it.
-        let elsewhere = search.search(p, region: .br, limit: 5, gap: 3)
-        let there = search.search(p, region: .br, limit: 5, gap: 2)
+        let elsewhere = search.search(p, region: .br, limit: 5, gaps: [3])
+        let there = search.search(p, region: .br, limit: 5, gaps: [2])
         #expect(abs(there[0].score - min(1, elsewhere[0].score * CandidateSearch.gapFactor)) < 1e-9)
+    }
+
+    @Test func twoGapsRaiseOnlyAFormatWithBoth() throws {
+        // AB123CD fits Slovakia, Italy and France alike; gaps after the second and fifth glyph are
+        // France's two hyphens. One of them alone is not France's layout.
+        let p = positions("AB123CD")
+        let none = try #require(search.search(p, region: .eu, limit: 5).first)
+        let both = try #require(search.search(p, region: .eu, limit: 5, gaps: [1, 4]).first)
+        #expect(both.format?.name == "fr")
+        #expect(abs(both.score - min(1, none.score * CandidateSearch.gapFactor)) < 1e-9)
+        let one = try #require(search.search(p, region: .eu, limit: 5, gaps: [4]).first)
+        #expect(one.text == "AB123CD" && abs(one.score - none.score) < 1e-9)
+        // Gaps beside a dropped end glyph are no part of the plate.
+        #expect(CandidateSearch.breaks([0, 3, 6], lead: 1, count: 6) == [3])
+        #expect(CandidateSearch.breaks([0, 3, 6], lead: 1, count: 7) == [3, 6])
     }
 
     @Test func readingOutsideEveryFormatSaysSo() throws {
@@ -178,3 +193,4 @@ extension GrammarTests {
         #expect(top.format == nil)
     }
 }
+
