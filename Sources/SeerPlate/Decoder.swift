@@ -145,3 +145,74 @@ struct CandidateSearch {
     }
 }
 
+/// The format a reading is labelled with: the one its text fits that the photo's evidence and the
+/// grammar single out, or, when several fit it equally and nothing in the photo tells them apart,
+/// all of them (a tie is reported as such, not guessed).
+struct FormatLabel: Equatable {
+    /// The format decided on, or nil (no format fits, or a tie).
+    var format: PlateFormat?
+    /// The formats tied, two or more, sorted by name; empty when decided or none fits.
+    var tied: [PlateFormat] = []
+
+    /// The region of the format decided on, or the one region all tied formats share.
+    var region: PlateRegion? {
+        if let format { return format.region }
+        guard let first = tied.first, tied.allSatisfy({ $0.region == first.region }) else { return nil }
+        return first.region
+    }
+}
+
+extension CandidateSearch {
+    /// A format of another region is a rival of the best one when it explains the row's gaps as
+    /// well and weighs at least this share of it: weights rank a region's own formats (specific
+    /// ones 0.8–1, catch-alls less), a tenth between two regions' specific formats is no evidence.
+    static let rivalShare = 0.85
+
+    /// How well a format explains the row's wide gaps: 2 when its gaps between groups are exactly
+    /// the row's, 1 when every gap of the row is one of its gaps but it has more (a narrow space
+    /// between groups is not always seen as a wide gap), 0 when the row shows no gap or a gap the
+    /// format does not have.
+    static func explanation(_ format: PlateFormat, expansion e: Int, breaks seen: [Int]) -> Int {
+        guard !seen.isEmpty, format.breaks.indices.contains(e) else { return 0 }
+        let own = format.breaks[e]
+        if own == seen { return 2 }
+        return Set(seen).isSubset(of: own) ? 1 : 0
+    }
+
+    /// Labels `text` with the format it fits, given `breaks`: the row's wide gaps inside the text,
+    /// as the number of characters before each (``breaks(_:lead:count:)``).
+    ///
+    /// In each region the formats that best explain the row's gaps (``explanation(_:expansion:breaks:)``)
+    /// come first, then the heavier; formats equal on both tie. Across regions the best region's
+    /// format is tied with every other region's best that explains the gaps as well and weighs at
+    /// least ``rivalShare`` of it.
+    func label(_ text: String, breaks: [Int], region: PlateRegion?) -> FormatLabel {
+        let chars = Array(text)
+        var fits: [(format: PlateFormat, explains: Int)] = []
+        for format in grammar.formats(for: region) {
+            var fitted = false, explains = 0
+            for (e, slots) in format.expansions.enumerated()
+            where slots.count == chars.count && zip(slots, chars).allSatisfy({ $0.contains($1) }) {
+                fitted = true
+                explains = max(explains, Self.explanation(format, expansion: e, breaks: breaks))
+            }
+            if fitted { fits.append((format, explains)) }
+        }
+        func better(_ a: (format: PlateFormat, explains: Int), _ b: (format: PlateFormat, explains: Int)) -> Bool {
+            a.explains != b.explains ? a.explains > b.explains : a.format.weight > b.format.weight
+        }
+        // Each region's best formats (equal on layout and weight).
+        var bests: [[(format: PlateFormat, explains: Int)]] = []
+        for r in PlateRegion.allCases {
+            let own = fits.filter { $0.format.region == r }
+            guard let best = own.min(by: better) else { continue }
+            bests.append(own.filter { !better(best, $0) })
+        }
+        guard let leader = bests.map({ $0[0] }).min(by: better) else { return FormatLabel() }
+        let chosen = bests.filter { group in
+            group[0].explains == leader.explains && group[0].format.weight >= Self.rivalShare * leader.format.weight
+        }.flatMap { $0 }.map(\.format)
+        if chosen.count == 1 { return FormatLabel(format: chosen[0]) }
+        return FormatLabel(format: nil, tied: chosen.sorted { $0.name < $1.name })
+    }
+}

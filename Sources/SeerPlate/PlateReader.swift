@@ -231,6 +231,7 @@ public final class PlateReader: Sendable {
                     if let best = found.first, best.format != nil, best.score > read.candidates[0].score {
                         read.candidates = found
                         read.positions = positions
+                        read.gaps = gaps
                         read.quad = [top.quad[0], top.quad[1], read.quad[2], read.quad[3]]
                     }
                 }
@@ -330,6 +331,10 @@ public final class PlateReader: Sendable {
     struct RowRead {
         var candidates: [CandidateSearch.Scored]
         var positions: [Position]
+        /// The wide gaps between `positions` (``GlyphRow/gaps``; for a two-row plate, the row break).
+        var gaps: [Int] = []
+        /// The region the row was read for (nil: all).
+        var region: PlateRegion?
         var quad: [(Double, Double)]
         var glyphHeight: Double
         /// How plate-like the glyph row's layout is, 0–1 (see ``GlyphRow/layoutPrior``).
@@ -555,13 +560,21 @@ public final class PlateReader: Sendable {
             classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
         }
         return RowRead(
-            candidates: candidates, positions: positions, quad: quad, glyphHeight: row.glyphHeight,
+            candidates: candidates, positions: positions, gaps: gaps, region: region, quad: quad, glyphHeight: row.glyphHeight,
             layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
             classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
     }
 
+    /// The format label of `candidate` (``CandidateSearch/label(_:breaks:region:)``), from the
+    /// row's gaps inside the characters it was read from.
+    func label(_ candidate: CandidateSearch.Scored, of read: RowRead) -> FormatLabel {
+        let breaks = CandidateSearch.breaks(read.gaps, lead: candidate.indices.first ?? 0, count: candidate.text.count)
+        return CandidateSearch(grammar: grammar).label(candidate.text, breaks: breaks, region: read.region)
+    }
+
     private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {
         let top = read.candidates[0]
+        let labels = read.candidates.prefix(max(1, options.candidates)).map { label($0, of: read) }
         let second = read.candidates.count > 1 ? read.candidates[1].score : 0
         let confidence = min(top.score, 2 * top.score * top.score / (top.score + second))
         // Characters: map each chosen character to the position it came from.
@@ -577,12 +590,14 @@ public final class PlateReader: Sendable {
         }
         let quad = read.quad.map { [round1($0.0 * scaleX), round1($0.1 * scaleY)] }
         let xs = quad.map { $0[0] }, ys = quad.map { $0[1] }
+        func tied(_ label: FormatLabel) -> [String]? { label.tied.isEmpty ? nil : label.tied.map(\.name) }
         return PlateReading(
-            text: top.text, confidence: round4(confidence), region: top.format?.region, grammar: top.format?.name,
+            text: top.text, confidence: round4(confidence), region: labels[0].region, grammar: labels[0].format?.name,
+            formats: tied(labels[0]),
             corners: quad, box: [xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!].map(round1),
             characters: characters,
-            candidates: read.candidates.prefix(options.candidates).map {
-                PlateCandidate(text: $0.text, score: round4($0.score), grammar: $0.format?.name)
+            candidates: zip(read.candidates.prefix(options.candidates), labels).map {
+                PlateCandidate(text: $0.text, score: round4($0.score), grammar: $1.format?.name, formats: tied($1))
             })
     }
 

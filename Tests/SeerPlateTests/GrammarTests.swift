@@ -194,3 +194,63 @@ extension GrammarTests {
     }
 }
 
+/// The format a reading is labelled with (docs/plates.md, "Labels").
+@Suite struct LabelTests {
+    let search = CandidateSearch(grammar: .standard)
+
+    func label(_ text: String, _ breaks: [Int], _ region: PlateRegion?) -> String? {
+        let found = search.label(text, breaks: breaks, region: region)
+        return found.format?.name ?? (found.tied.isEmpty ? nil : found.tied.map(\.name).joined(separator: "|"))
+    }
+
+    @Test func gapsNameTheEuropeanFormat() {
+        // Two letters, three digits, two letters: France parts all three groups, Slovakia and
+        // Italy only the first pair.
+        #expect(label("AB123CD", [2, 5], .eu) == "fr")
+        #expect(label("AB123CD", [2], .eu) == "it|sk")
+        #expect(label("AB123CD", [], .eu) == "fr|it|sk")
+        #expect(label("AB123CD", [2, 5], nil) == "fr")
+        // Italy issues no I, O, Q or U.
+        #expect(label("AB123CO", [2], .eu) == "sk")
+        // Germany: the district, then the seals, then the rest; a narrow second space may go
+        // unseen, the seals' gap alone is still Germany's and no other format's.
+        #expect(label("MAB1234", [1, 3], nil) == "de")
+        #expect(label("MAB1234", [1], nil) == "de")
+        #expect(label("MAB1234", [1], .eu) == "de")
+    }
+
+    @Test func nothingThatSeparatesRegionsIsATie() {
+        // Three letters, a gap, four digits: an old Brazilian plate or a US one.
+        #expect(label("KVT4821", [3], nil) == "br|us-7a")
+        #expect(label("KVT4821", [], nil) == "br|us-7a")
+        let tie = search.label("KVT4821", breaks: [3], region: nil)
+        #expect(tie.format == nil && tie.region == nil)
+        // A region given decides.
+        #expect(label("KVT4821", [3], .us) == "us-7a")
+        #expect(label("KVT4821", [3], .br) == "br")
+        // Tied formats of one region keep their region.
+        #expect(search.label("AB123CD", breaks: [2], region: nil).region == .eu)
+        // A catch-all of one region is no rival for another region's specific format.
+        #expect(label("12ABC3", [], nil) == "nl-1")
+        #expect(label("7ABC123", [], nil) == "us-ca")
+        #expect(label("ABC", [], .br) == nil)
+    }
+
+    @Test func layoutIsExplainedExactlyOrInPart() throws {
+        let g = try PlateGrammar(source: "plate eu x 1.0 AA-999-AA\nplate eu y 1.0 AA999AA")
+        let x = try #require(g.formats.first), y = try #require(g.formats.last)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: [2, 5]) == 2)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: [5]) == 1)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: [3]) == 0)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: []) == 0)
+        #expect(CandidateSearch.explanation(y, expansion: 0, breaks: [2]) == 0)
+    }
+
+    @Test func noRegionListsOnePatternTwice() {
+        // Two formats of one region with the same pattern could only be told apart by a guess.
+        for region in PlateRegion.allCases {
+            let patterns = PlateGrammar.standard.formats(for: region).map(\.pattern)
+            #expect(Set(patterns).count == patterns.count, "\(region)")
+        }
+    }
+}
