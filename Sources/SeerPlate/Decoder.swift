@@ -183,9 +183,12 @@ extension CandidateSearch {
     /// as the number of characters before each (``breaks(_:lead:count:)``).
     ///
     /// In each region the formats that best explain the row's gaps (``explanation(_:expansion:breaks:)``)
-    /// come first, then the heavier; formats equal on both tie. Across regions the best region's
-    /// format is tied with every other region's best that explains the gaps as well and weighs at
-    /// least ``rivalShare`` of it.
+    /// come first, then the heavier; formats equal on both tie. Across regions, when some region's
+    /// best explains the gaps exactly, the heaviest of those leads and ties with every other that
+    /// does and weighs at least ``rivalShare`` of it. Otherwise the heaviest region's best leads and
+    /// ties with every other that weighs at least ``rivalShare`` of it or explains the gaps in
+    /// part: a gap where only a broad format has one (a German plate's seals, or a wide space after
+    /// a narrow first glyph) keeps it in the tie, it does not decide.
     func label(_ text: String, breaks: [Int], region: PlateRegion?) -> FormatLabel {
         let chars = Array(text)
         var fits: [(format: PlateFormat, explains: Int)] = []
@@ -208,9 +211,11 @@ extension CandidateSearch {
             guard let best = own.min(by: better) else { continue }
             bests.append(own.filter { !better(best, $0) })
         }
-        guard let leader = bests.map({ $0[0] }).min(by: better) else { return FormatLabel() }
-        let chosen = bests.filter { group in
-            group[0].explains == leader.explains && group[0].format.weight >= Self.rivalShare * leader.format.weight
+        let exact = bests.filter { $0[0].explains == 2 }
+        let field = exact.isEmpty ? bests : exact
+        guard let leader = field.map({ $0[0].format }).max(by: { $0.weight < $1.weight }) else { return FormatLabel() }
+        let chosen = field.filter { group in
+            group[0].format.weight >= Self.rivalShare * leader.weight || (exact.isEmpty && group[0].explains == 1)
         }.flatMap { $0 }.map(\.format)
         if chosen.count == 1 { return FormatLabel(format: chosen[0]) }
         return FormatLabel(format: nil, tied: chosen.sorted { $0.name < $1.name })

@@ -212,11 +212,15 @@ extension GrammarTests {
         #expect(label("AB123CD", [2, 5], nil) == "fr")
         // Italy issues no I, O, Q or U.
         #expect(label("AB123CO", [2], .eu) == "sk")
-        // Germany: the district, then the seals, then the rest; a narrow second space may go
-        // unseen, the seals' gap alone is still Germany's and no other format's.
+        // Germany: the district, then the seals, then the rest. Both gaps seen decide; the first
+        // alone (a narrow second space unseen, or a wide space after a narrow first glyph) keeps
+        // Germany among the formats the text fits, it does not decide between regions.
         #expect(label("MAB1234", [1, 3], nil) == "de")
-        #expect(label("MAB1234", [1], nil) == "de")
+        #expect(label("MAB1234", [1], nil) == "br|de|us-7a")
         #expect(label("MAB1234", [1], .eu) == "de")
+        #expect(label("MAB1234", [], nil) == "br|us-7a")
+        #expect(label("THF220", [3], nil) == "de|us-6a")
+        #expect(label("THF220", [3], .us) == "us-6a")
     }
 
     @Test func nothingThatSeparatesRegionsIsATie() {
