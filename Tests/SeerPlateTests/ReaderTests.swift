@@ -58,9 +58,10 @@ struct Scene: Sendable, CustomStringConvertible {
         #expect(cy > Double(image.info.height) * 0.35 && cy < Double(image.info.height) * 0.75)
     }
 
-    /// With no region given, the same text, labelled by what the image shows: a German plate's
-    /// two gaps, a French plate's two hyphens, a Dutch side code's; where the drawing cannot tell
-    /// formats of two regions apart (`ABC 1234`: old Brazilian or a US `AAA-9999`), the tie.
+    /// With no region given, the same text, labelled by what the image shows: a French plate's
+    /// two hyphens, a Dutch side code's; where the drawing cannot tell formats of two regions
+    /// apart (`ABC 1234`: old Brazilian or a US `AAA-9999`; the German plate, whose narrow second
+    /// space is not seen as a wide gap), the tie (the manifest's `auto` column).
     @Test(arguments: Scene.all)
     func labelsRenderedPlateWithoutRegion(scene: Scene) throws {
         let reader = try Self.reader.get()
