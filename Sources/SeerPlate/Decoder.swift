@@ -26,13 +26,21 @@ struct CandidateSearch {
     /// Prior of a reading that matches no format when a region was asked for.
     static let unmatchedFactor = 0.35
 
-    /// A reading's score is raised by this (to at most 1) when the row's one wide gap falls where
-    /// its format has a gap between groups: the format explains the row's layout.
+    /// A reading's score is raised by this (to at most 1) when the row's wide gaps fall exactly
+    /// where its format has gaps between groups: the format explains the row's layout.
     static let gapFactor = 1.15
 
-    /// Candidate texts for `positions`, best first. `gap`: the row has one wide gap, between
-    /// positions `gap` and `gap + 1` (a separator, an emblem or a space between groups).
-    func search(_ positions: [Position], region: PlateRegion?, limit: Int, gap: Int? = nil) -> [Scored] {
+    /// The row's wide gaps that fall inside a reading of `count` characters starting at position
+    /// `lead`, as the number of the reading's characters before each: a gap `g` lies between
+    /// positions `g` and `g + 1`. Gaps beside a dropped end glyph are no part of the plate.
+    static func breaks(_ gaps: [Int], lead: Int, count: Int) -> [Int] {
+        gaps.map { $0 + 1 - lead }.filter { $0 > 0 && $0 < count }.sorted()
+    }
+
+    /// Candidate texts for `positions`, best first. `gaps`: the row's wide gaps, each between
+    /// positions `g` and `g + 1` (a separator, an emblem or a space between groups; see
+    /// ``GlyphRow/gaps``).
+    func search(_ positions: [Position], region: PlateRegion?, limit: Int, gaps: [Int] = []) -> [Scored] {
         var all: [Scored] = []
         let n = positions.count
         guard n > 0 else { return [] }
@@ -42,7 +50,8 @@ struct CandidateSearch {
                 for lead in 0...extra {
                     let window = Array(positions[lead..<(lead + slots.count)])
                     var penalty = pow(Self.dropFactor, Double(extra))
-                    if let gap, format.breaks.indices.contains(e), format.breaks[e].contains(gap + 1 - lead) { penalty *= Self.gapFactor }
+                    let seen = Self.breaks(gaps, lead: lead, count: slots.count)
+                    if !seen.isEmpty, format.breaks.indices.contains(e), format.breaks[e] == seen { penalty *= Self.gapFactor }
                     let indices = Array(lead..<(lead + slots.count))
                     all += kBest(window, slots: slots, limit: limit).map {
                         Scored(
@@ -133,5 +142,82 @@ struct CandidateSearch {
             }
         }
         return out
+    }
+}
+
+/// The format a reading is labelled with: the one its text fits that the photo's evidence and the
+/// grammar single out, or, when several fit it equally and nothing in the photo tells them apart,
+/// all of them (a tie is reported as such, not guessed).
+struct FormatLabel: Equatable {
+    /// The format decided on, or nil (no format fits, or a tie).
+    var format: PlateFormat?
+    /// The formats tied, two or more, sorted by name; empty when decided or none fits.
+    var tied: [PlateFormat] = []
+
+    /// The region of the format decided on, or the one region all tied formats share.
+    var region: PlateRegion? {
+        if let format { return format.region }
+        guard let first = tied.first, tied.allSatisfy({ $0.region == first.region }) else { return nil }
+        return first.region
+    }
+}
+
+extension CandidateSearch {
+    /// A format of another region is a rival of the best one when it explains the row's gaps as
+    /// well and weighs at least this share of it: weights rank a region's own formats (specific
+    /// ones 0.8–1, catch-alls less), a tenth between two regions' specific formats is no evidence.
+    static let rivalShare = 0.85
+
+    /// How well a format explains the row's wide gaps: 2 when its gaps between groups are exactly
+    /// the row's, 1 when every gap of the row is one of its gaps but it has more (a narrow space
+    /// between groups is not always seen as a wide gap), 0 when the row shows no gap or a gap the
+    /// format does not have.
+    static func explanation(_ format: PlateFormat, expansion e: Int, breaks seen: [Int]) -> Int {
+        guard !seen.isEmpty, format.breaks.indices.contains(e) else { return 0 }
+        let own = format.breaks[e]
+        if own == seen { return 2 }
+        return Set(seen).isSubset(of: own) ? 1 : 0
+    }
+
+    /// Labels `text` with the format it fits, given `breaks`: the row's wide gaps inside the text,
+    /// as the number of characters before each (``breaks(_:lead:count:)``).
+    ///
+    /// In each region the formats that best explain the row's gaps (``explanation(_:expansion:breaks:)``)
+    /// come first, then the heavier; formats equal on both tie. Across regions, when some region's
+    /// best explains the gaps exactly, the heaviest of those leads and ties with every other that
+    /// does and weighs at least ``rivalShare`` of it. Otherwise the heaviest region's best leads and
+    /// ties with every other that weighs at least ``rivalShare`` of it or explains the gaps in
+    /// part: a gap where only a broad format has one (a German plate's seals, or a wide space after
+    /// a narrow first glyph) keeps it in the tie, it does not decide.
+    func label(_ text: String, breaks: [Int], region: PlateRegion?) -> FormatLabel {
+        let chars = Array(text)
+        var fits: [(format: PlateFormat, explains: Int)] = []
+        for format in grammar.formats(for: region) {
+            var fitted = false, explains = 0
+            for (e, slots) in format.expansions.enumerated()
+            where slots.count == chars.count && zip(slots, chars).allSatisfy({ $0.contains($1) }) {
+                fitted = true
+                explains = max(explains, Self.explanation(format, expansion: e, breaks: breaks))
+            }
+            if fitted { fits.append((format, explains)) }
+        }
+        func better(_ a: (format: PlateFormat, explains: Int), _ b: (format: PlateFormat, explains: Int)) -> Bool {
+            a.explains != b.explains ? a.explains > b.explains : a.format.weight > b.format.weight
+        }
+        // Each region's best formats (equal on layout and weight).
+        var bests: [[(format: PlateFormat, explains: Int)]] = []
+        for r in PlateRegion.allCases {
+            let own = fits.filter { $0.format.region == r }
+            guard let best = own.min(by: better) else { continue }
+            bests.append(own.filter { !better(best, $0) })
+        }
+        let exact = bests.filter { $0[0].explains == 2 }
+        let field = exact.isEmpty ? bests : exact
+        guard let leader = field.map({ $0[0].format }).max(by: { $0.weight < $1.weight }) else { return FormatLabel() }
+        let chosen = field.filter { group in
+            group[0].format.weight >= Self.rivalShare * leader.weight || (exact.isEmpty && group[0].explains == 1)
+        }.flatMap { $0 }.map(\.format)
+        if chosen.count == 1 { return FormatLabel(format: chosen[0]) }
+        return FormatLabel(format: nil, tied: chosen.sorted { $0.name < $1.name })
     }
 }

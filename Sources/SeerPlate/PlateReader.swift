@@ -230,11 +230,14 @@ public final class PlateReader: Sendable {
                     let upperRows = prepare(located.full(upper), in: image, region: region, minimumGlyphs: 2),
                     let top = readRow(upperRows, ocr: ocr, region: region, image: image)
                 {
+                    // The upper line is a group of its own: the row break is a gap between groups.
                     let positions = top.positions + read.positions
-                    let found = search.search(positions, region: region, limit: max(options.candidates, 8))
+                    let gaps = [top.positions.count - 1]
+                    let found = search.search(positions, region: region, limit: max(options.candidates, 8), gaps: gaps)
                     if let best = found.first, best.format != nil, best.score > read.candidates[0].score {
                         read.candidates = found
                         read.positions = positions
+                        read.gaps = gaps
                         read.quad = [top.quad[0], top.quad[1], read.quad[2], read.quad[3]]
                     }
                 }
@@ -334,6 +337,10 @@ public final class PlateReader: Sendable {
     struct RowRead {
         var candidates: [CandidateSearch.Scored]
         var positions: [Position]
+        /// The wide gaps between `positions` (``GlyphRow/gaps``; for a two-row plate, the row break).
+        var gaps: [Int] = []
+        /// The region the row was read for (nil: all).
+        var region: PlateRegion?
         var quad: [(Double, Double)]
         var glyphHeight: Double
         /// How plate-like the glyph row's layout is, 0–1 (see ``GlyphRow/layoutPrior``).
@@ -442,7 +449,7 @@ public final class PlateReader: Sendable {
                 if !glyphs.recovered { base += 1 }
                 if base > 2 { break }
                 let probabilities = Self.probabilities(glyphs, models: Array(GlyphClassifier.standard.prefix(1)))
-                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1, gap: glyphs.gap).first?.score ?? 0)
+                let quick = (search.search(Self.positions(probabilities), region: region, limit: 1, gaps: glyphs.gaps).first?.score ?? 0)
                     * glyphs.layoutPrior
                 if best == nil || quick > best!.quick {
                     best = PreparedRow(row: oriented, rect: rect, glyphs: glyphs, probabilities: probabilities, quick: quick)
@@ -512,21 +519,22 @@ public final class PlateReader: Sendable {
             } else if sequence.count == positions.count {
                 positions = zip(positions, sequence).map { Self.vote([$0, $1], weights: [1 - options.sequenceWeight, options.sequenceWeight]) }
             } else if sequence.count >= 2 {
-                let best = { (p: [Position]) in search.search(p, region: region, limit: 1, gap: nil).first?.score ?? 0 }
+                let best = { (p: [Position]) in search.search(p, region: region, limit: 1).first?.score ?? 0 }
                 if best(sequence) > best(positions) { positions = sequence }
             }
         }
         guard positions.count >= 2 else { return nil }
-        let gap = positions.count == glyphs.glyphs.count ? glyphs.gap : nil
-        var candidates = search.search(positions, region: region, limit: limit, gap: gap)
+        let gaps = positions.count == glyphs.glyphs.count ? glyphs.gaps : []
+        var candidates = search.search(positions, region: region, limit: limit, gaps: gaps)
+        logger.trace("row gaps", metadata: ["row": "\(row.x0),\(row.y0)", "glyphs": "\(glyphs.glyphs.count)", "positions": "\(positions.count)", "gaps": "\(glyphs.gaps)"])
         // A thin stroke hard against the first or last glyph, closer than plate characters are
         // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
         // costs little.
         let stray = Set(glyphs.strayEnds + Self.unreadEnds(symbols, in: glyphs)).sorted()
         if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
             let kept = positions.indices.filter { !stray.contains($0) }
-            let keptGap = gap.flatMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
-            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gap: keptGap).map {
+            let keptGaps = gaps.compactMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
+            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gaps: keptGaps).map {
                 CandidateSearch.Scored(
                     text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar,
                     indices: $0.indices.map { kept[$0] })
@@ -558,13 +566,21 @@ public final class PlateReader: Sendable {
             classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
         }
         return RowRead(
-            candidates: candidates, positions: positions, quad: quad, glyphHeight: row.glyphHeight,
+            candidates: candidates, positions: positions, gaps: gaps, region: region, quad: quad, glyphHeight: row.glyphHeight,
             layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
             classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
     }
 
+    /// The format label of `candidate` (``CandidateSearch/label(_:breaks:region:)``), from the
+    /// row's gaps inside the characters it was read from.
+    func label(_ candidate: CandidateSearch.Scored, of read: RowRead) -> FormatLabel {
+        let breaks = CandidateSearch.breaks(read.gaps, lead: candidate.indices.first ?? 0, count: candidate.text.count)
+        return CandidateSearch(grammar: grammar).label(candidate.text, breaks: breaks, region: read.region)
+    }
+
     private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {
         let top = read.candidates[0]
+        let labels = read.candidates.prefix(max(1, options.candidates)).map { label($0, of: read) }
         let second = read.candidates.count > 1 ? read.candidates[1].score : 0
         let confidence = min(top.score, 2 * top.score * top.score / (top.score + second))
         // Characters: map each chosen character to the position it came from.
@@ -580,12 +596,14 @@ public final class PlateReader: Sendable {
         }
         let quad = read.quad.map { [round1($0.0 * scaleX), round1($0.1 * scaleY)] }
         let xs = quad.map { $0[0] }, ys = quad.map { $0[1] }
+        func tied(_ label: FormatLabel) -> [String]? { label.tied.isEmpty ? nil : label.tied.map(\.name) }
         return PlateReading(
-            text: top.text, confidence: round4(confidence), region: top.format?.region, grammar: top.format?.name,
+            text: top.text, confidence: round4(confidence), region: labels[0].region, grammar: labels[0].format?.name,
+            formats: tied(labels[0]),
             corners: quad, box: [xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!].map(round1),
             characters: characters,
-            candidates: read.candidates.prefix(options.candidates).map {
-                PlateCandidate(text: $0.text, score: round4($0.score), grammar: $0.format?.name)
+            candidates: zip(read.candidates.prefix(options.candidates), labels).map {
+                PlateCandidate(text: $0.text, score: round4($0.score), grammar: $1.format?.name, formats: tied($1))
             })
     }
 

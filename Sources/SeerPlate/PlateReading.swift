@@ -24,8 +24,15 @@ public struct PlateCandidate: Codable, Sendable, Equatable {
     /// Its score, 0–1: the geometric mean of its characters' probabilities times the prior of the
     /// format it matched (lower when it matched none).
     public var score: Double
-    /// The format it matched (e.g. `br`, `sk`), or nil.
+    /// The format it is labelled with (e.g. `br`, `sk`), or nil: it fits none, or it fits several
+    /// equally (then ``formats``).
     public var grammar: String?
+    /// The formats it fits equally, sorted, when nothing in the photo tells them apart; nil
+    /// otherwise (see ``PlateReading/formats``).
+    public var formats: [String]? = nil
+
+    /// ``grammar``, or the tied ``formats`` joined by `|`, or nil.
+    public var label: String? { grammar ?? formats?.joined(separator: "|") }
 }
 
 /// A licence plate found and read in a photo.
@@ -36,10 +43,20 @@ public struct PlateReading: Codable, Sendable, Equatable {
     /// the runner-up (`score × best / (best + second)` doubled, capped at the score). Readings
     /// above 0.6 are usually exact; below 0.3 show the candidates to the user.
     public var confidence: Double
-    /// The region of the format the text matched, or nil when it matched none.
+    /// The region of the format the text is labelled with (or the one region the tied
+    /// ``formats`` share), or nil when it matched none or formats of several regions tie.
     public var region: PlateRegion?
-    /// The name of the format matched (e.g. `br-mercosul`), or nil.
+    /// The name of the format the text is labelled with (e.g. `br-mercosul`), or nil: it matched
+    /// none, or it fits several formats equally and nothing in the photo tells them apart.
+    /// The photo's evidence decides: a format whose gaps between groups are where the plate's are
+    /// (`AB-123-CD`: French; `M AB 1234`: German) is preferred to one that only fits the letters
+    /// and digits (docs/plates.md, "Labels").
     public var grammar: String?
+    /// When the text fits several formats equally and nothing in the photo separates them (a US
+    /// `KVT 4821` is also an old Brazilian plate; an `AB 123CD` is Slovak or Italian), their
+    /// names, sorted, and ``grammar`` is nil; nil otherwise (absent from JSON). A region given to
+    /// the reader narrows the formats to its own.
+    public var formats: [String]? = nil
     /// The plate's corners `[x, y]` — top-left, top-right, bottom-right, bottom-left — in the
     /// displayed (orientation-applied) full-size photo's pixels.
     public var corners: [[Double]]
@@ -49,4 +66,7 @@ public struct PlateReading: Codable, Sendable, Equatable {
     public var characters: [PlateCharacter]
     /// The top candidate texts, best first (the first is `text`).
     public var candidates: [PlateCandidate]
+
+    /// ``grammar``, or the tied ``formats`` joined by `|` (`br|us-7a`), or nil.
+    public var label: String? { grammar ?? formats?.joined(separator: "|") }
 }

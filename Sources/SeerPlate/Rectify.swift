@@ -69,17 +69,17 @@ struct GlyphRow {
         return out
     }
 
-    /// The row's one wide gap, as the index of the glyph before it: the spacing of two
-    /// neighbouring glyphs' centres exceeds 1.35 times the row's typical spacing there and
-    /// nowhere else (a separator, an emblem or a space between groups). Nil in rows of fewer than
-    /// five glyphs, or with no such gap or several.
-    var gap: Int? {
-        guard glyphs.count >= 5 else { return nil }
+    /// The row's wide gaps, each as the index of the glyph before it: where the spacing of two
+    /// neighbouring glyphs' centres exceeds 1.35 times the row's typical spacing (a separator, an
+    /// emblem or a space between groups). Plates have at most two (French `AB-123-CD`, German
+    /// `M AB 1234`); empty in rows of fewer than five glyphs, or with no such gap or more than two.
+    var gaps: [Int] {
+        guard glyphs.count >= 5 else { return [] }
         let centres = glyphs.map { Double($0.x0 + $0.x1) / 2 }
         let spacings = zip(centres.dropFirst(), centres).map { $0 - $1 }
         let typical = spacings.sorted()[spacings.count / 2]
         let wide = spacings.indices.filter { spacings[$0] > 1.35 * typical }
-        return wide.count == 1 ? wide[0] : nil
+        return wide.count <= 2 ? wide : []
     }
 
     var layoutPrior: Double {

@@ -79,7 +79,7 @@ extension Plate {
                         for plate in report.plates {
                             let others = plate.candidates.dropFirst().map(\.text).joined(separator: " ")
                             Console.out(
-                                "\(report.file): \(plate.text) (\(plate.grammar ?? "no grammar"), confidence \(String(format: "%.2f", plate.confidence)))\(others.isEmpty ? "" : " or: \(others)")"
+                                "\(report.file): \(plate.text) (\(plate.label ?? "no grammar"), confidence \(String(format: "%.2f", plate.confidence)))\(others.isEmpty ? "" : " or: \(others)")"
                             )
                         }
                     }

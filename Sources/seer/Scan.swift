@@ -196,7 +196,7 @@ struct Scan: ParsableCommand {
                 let others = plate.candidates.dropFirst().map(\.text).joined(separator: " ")
                 let confidence = String(format: "%.2f", plate.confidence)
                 Console.out(
-                    "\(r.file): plate \(plate.text) (\(plate.grammar ?? "no grammar"), confidence \(confidence))\(others.isEmpty ? "" : " or: \(others)")")
+                    "\(r.file): plate \(plate.text) (\(plate.label ?? "no grammar"), confidence \(confidence))\(others.isEmpty ? "" : " or: \(others)")")
             }
             if timing, let ms = r.milliseconds { Console.err("\(r.file): \(ms) ms") }
         case (.failed(let f), _):

@@ -8,7 +8,15 @@ says what each shows.
 Each scene is a synthetic car-park picture: a textured background with clutter, one licence plate
 rendered in a plate-like font (DejaVu Sans Bold from fonts-dejavu-core, Nimbus Sans Narrow Bold from
 fonts-urw-base35), then tilted, put in perspective, blurred, noised or dirtied. `manifest.csv` lists
-file, expected text, region and what was done. Deterministic: the same seed gives the same files.
+file, expected text, region, what was done, and the format label expected (`format` with the
+scene's region, `auto` with none): a format name of Sources/SeerPlate/Resources/grammars.txt, or
+the formats the text fits joined by `|` where the drawn plate shows nothing that tells them apart
+(docs/plates.md, "Labels": `ABC 1234` is an old Brazilian plate and a US one of the same layout;
+the German plate's narrow second space is not seen as a wide gap, and its first gap alone does not
+tell it from a Brazilian or US plate of three letters and four digits;
+a plate with one wide gap after its first two letters, `BA 123 CD`, is Slovak or Italian without
+the country code of the EU band, which is not drawn).
+Deterministic: the same seed gives the same files.
 """
 import csv
 import os
@@ -22,20 +30,20 @@ FONTS = {
     "nimbus": "/usr/share/fonts/opentype/urw-base35/NimbusSansNarrow-Bold.otf",
 }
 
-# name, text lines, region, font, effects
+# name, text lines, region, expected label with the region and with none, font, effects
 SCENES = [
-    ("br-old", ["ABC 1234"], "br", "dejavu", {}),
-    ("br-mercosul", ["RIO2A18"], "br", "dejavu", {"tilt": 8}),
-    ("sk", ["BA 123 CD"], "eu", "dejavu", {"blur": 1.0}),
-    ("de", ["M AB 1234"], "eu", "nimbus", {"tilt": -12}),
-    ("fr", ["AB-123-CD"], "eu", "dejavu", {"noise": 18}),
-    ("uk", ["LN68 XKT"], "eu", "nimbus", {"perspective": 0.12}),
-    ("es", ["1234 BCD"], "eu", "dejavu", {"dirt": 14}),
-    ("nl", ["12-ABC-3"], "eu", "nimbus", {"tilt": 18}),
-    ("cz", ["5A2 3456"], "eu", "dejavu", {"dark": True}),
-    ("us-ca", ["7ABC123"], "us", "nimbus", {"tilt": -6, "blur": 0.8}),
-    ("us-tx", ["KVT 4821"], "us", "dejavu", {"small": True}),
-    ("two-row", ["KE", "482AB"], "eu", "dejavu", {}),
+    ("br-old", ["ABC 1234"], "br", "br", "br|us-7a", "dejavu", {}),
+    ("br-mercosul", ["RIO2A18"], "br", "br-mercosul", "br-mercosul", "dejavu", {"tilt": 8}),
+    ("sk", ["BA 123 CD"], "eu", "it|sk", "it|sk", "dejavu", {"blur": 1.0}),
+    ("de", ["M AB 1234"], "eu", "de", "br|de|us-7a", "nimbus", {"tilt": -12}),
+    ("fr", ["AB-123-CD"], "eu", "fr", "fr", "dejavu", {"noise": 18}),
+    ("uk", ["LN68 XKT"], "eu", "uk", "uk", "nimbus", {"perspective": 0.12}),
+    ("es", ["1234 BCD"], "eu", "es", "es", "dejavu", {"dirt": 14}),
+    ("nl", ["12-ABC-3"], "eu", "nl-1", "nl-1", "nimbus", {"tilt": 18}),
+    ("cz", ["5A2 3456"], "eu", "cz", "cz", "dejavu", {"dark": True}),
+    ("us-ca", ["7ABC123"], "us", "us-ca", "us-ca", "nimbus", {"tilt": -6, "blur": 0.8}),
+    ("us-tx", ["KVT 4821"], "us", "us-7a", "br|us-7a", "dejavu", {"small": True}),
+    ("two-row", ["KE", "482AB"], "eu", "it|sk", "it|sk", "dejavu", {}),
 ]
 
 
@@ -184,15 +192,16 @@ def nonplate_scene(rng, lines, ink, ground, font_path, fx):
 def main():
     rng = random.Random(4)
     rows = []
-    for name, lines, region, font, fx in SCENES:
+    for name, lines, region, label, auto_label, font, fx in SCENES:
         img = scene(rng, lines, FONTS[font], fx)
         path = os.path.join(HERE, name + ".png")
         img.convert("L").save(path, optimize=True)
         text = "".join(ch for ch in "".join(lines) if ch.isalnum())
-        rows.append([name + ".png", text, region, " ".join("%s=%s" % kv for kv in fx.items()) or "plain"])
+        effects = " ".join("%s=%s" % kv for kv in fx.items()) or "plain"
+        rows.append([name + ".png", text, region, effects, label, auto_label])
     with open(os.path.join(HERE, "manifest.csv"), "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["file", "text", "region", "effects"])
+        w.writerow(["file", "text", "region", "effects", "format", "auto"])
         w.writerows(rows)
     folder = os.path.join(HERE, "nonplates")
     os.makedirs(folder, exist_ok=True)

@@ -102,14 +102,19 @@ import Testing
         #expect(PlateReader.holds(1, glyph: 0, Self.row([(-18, 19)] + rest)))
     }
 
-    @Test func oneWideGapIsFound() {
+    @Test func wideGapsAreFound() {
         // Seven glyphs at a 28 px pitch with the fourth moved on by 16 px: a separator after the third.
-        let spaced = (0..<7).map { i in (28 * i + (i >= 3 ? 16 : 0), 28 * i + 19 + (i >= 3 ? 16 : 0)) }
-        #expect(Self.row(spaced).gap == 2)
-        #expect(Self.row((0..<7).map { (28 * $0, 28 * $0 + 19) }).gap == nil)
-        // Two wide gaps: no one gap to go by.
-        let twice = (0..<7).map { i in (28 * i + (i >= 2 ? 16 : 0) + (i >= 5 ? 16 : 0), 28 * i + 19 + (i >= 2 ? 16 : 0) + (i >= 5 ? 16 : 0)) }
-        #expect(Self.row(twice).gap == nil)
+        func moved(_ after: [Int]) -> [(Int, Int)] {
+            (0..<7).map { i in
+                let shift = 16 * after.filter { i > $0 }.count
+                return (28 * i + shift, 28 * i + 19 + shift)
+            }
+        }
+        #expect(Self.row(moved([2])).gaps == [2])
+        #expect(Self.row(moved([])).gaps == [])
+        // Two wide gaps (France's AB-123-CD), both found; three are no plate's layout.
+        #expect(Self.row(moved([1, 4])).gaps == [1, 4])
+        #expect(Self.row(moved([0, 2, 4])).gaps == [])
     }
 
     @Test func rowKeepsTheGlyphsAReadingUses() {

@@ -162,19 +162,99 @@ extension GrammarTests {
         p[0] = Position(options: [("O", 0.5), ("0", 0.45)])
         p[3] = Position(options: [("I", 0.5), ("1", 0.45)])
         let plain = try #require(search.search(p, region: nil, limit: 5).first)
-        let gapped = try #require(search.search(p, region: nil, limit: 5, gap: 2).first)
+        let gapped = try #require(search.search(p, region: nil, limit: 5, gaps: [2]).first)
         #expect(gapped.text == "OLA1208")
         #expect(gapped.format?.name == "br")
         #expect(gapped.score > plain.score)
         // A gap elsewhere is no evidence for it.
-        let elsewhere = search.search(p, region: .br, limit: 5, gap: 3)
-        let there = search.search(p, region: .br, limit: 5, gap: 2)
+        let elsewhere = search.search(p, region: .br, limit: 5, gaps: [3])
+        let there = search.search(p, region: .br, limit: 5, gaps: [2])
         #expect(abs(there[0].score - min(1, elsewhere[0].score * CandidateSearch.gapFactor)) < 1e-9)
+    }
+
+    @Test func twoGapsRaiseOnlyAFormatWithBoth() throws {
+        // AB123CD fits Slovakia, Italy and France alike; gaps after the second and fifth glyph are
+        // France's two hyphens. One of them alone is not France's layout.
+        let p = positions("AB123CD")
+        let none = try #require(search.search(p, region: .eu, limit: 5).first)
+        let both = try #require(search.search(p, region: .eu, limit: 5, gaps: [1, 4]).first)
+        #expect(both.format?.name == "fr")
+        #expect(abs(both.score - min(1, none.score * CandidateSearch.gapFactor)) < 1e-9)
+        let one = try #require(search.search(p, region: .eu, limit: 5, gaps: [4]).first)
+        #expect(one.text == "AB123CD" && abs(one.score - none.score) < 1e-9)
+        // Gaps beside a dropped end glyph are no part of the plate.
+        #expect(CandidateSearch.breaks([0, 3, 6], lead: 1, count: 6) == [3])
+        #expect(CandidateSearch.breaks([0, 3, 6], lead: 1, count: 7) == [3, 6])
     }
 
     @Test func readingOutsideEveryFormatSaysSo() throws {
         let found = search.search(positions("AB"), region: .br, limit: 5)
         let top = try #require(found.first)
         #expect(top.format == nil)
+    }
+}
+
+/// The format a reading is labelled with (docs/plates.md, "Labels").
+@Suite struct LabelTests {
+    let search = CandidateSearch(grammar: .standard)
+
+    func label(_ text: String, _ breaks: [Int], _ region: PlateRegion?) -> String? {
+        let found = search.label(text, breaks: breaks, region: region)
+        return found.format?.name ?? (found.tied.isEmpty ? nil : found.tied.map(\.name).joined(separator: "|"))
+    }
+
+    @Test func gapsNameTheEuropeanFormat() {
+        // Two letters, three digits, two letters: France parts all three groups, Slovakia and
+        // Italy only the first pair.
+        #expect(label("AB123CD", [2, 5], .eu) == "fr")
+        #expect(label("AB123CD", [2], .eu) == "it|sk")
+        #expect(label("AB123CD", [], .eu) == "fr|it|sk")
+        #expect(label("AB123CD", [2, 5], nil) == "fr")
+        // Italy issues no I, O, Q or U.
+        #expect(label("AB123CO", [2], .eu) == "sk")
+        // Germany: the district, then the seals, then the rest. Both gaps seen decide; the first
+        // alone (a narrow second space unseen, or a wide space after a narrow first glyph) keeps
+        // Germany among the formats the text fits, it does not decide between regions.
+        #expect(label("MAB1234", [1, 3], nil) == "de")
+        #expect(label("MAB1234", [1], nil) == "br|de|us-7a")
+        #expect(label("MAB1234", [1], .eu) == "de")
+        #expect(label("MAB1234", [], nil) == "br|us-7a")
+        #expect(label("THF220", [3], nil) == "de|us-6a")
+        #expect(label("THF220", [3], .us) == "us-6a")
+    }
+
+    @Test func nothingThatSeparatesRegionsIsATie() {
+        // Three letters, a gap, four digits: an old Brazilian plate or a US one.
+        #expect(label("KVT4821", [3], nil) == "br|us-7a")
+        #expect(label("KVT4821", [], nil) == "br|us-7a")
+        let tie = search.label("KVT4821", breaks: [3], region: nil)
+        #expect(tie.format == nil && tie.region == nil)
+        // A region given decides.
+        #expect(label("KVT4821", [3], .us) == "us-7a")
+        #expect(label("KVT4821", [3], .br) == "br")
+        // Tied formats of one region keep their region.
+        #expect(search.label("AB123CD", breaks: [2], region: nil).region == .eu)
+        // A catch-all of one region is no rival for another region's specific format.
+        #expect(label("12ABC3", [], nil) == "nl-1")
+        #expect(label("7ABC123", [], nil) == "us-ca")
+        #expect(label("ABC", [], .br) == nil)
+    }
+
+    @Test func layoutIsExplainedExactlyOrInPart() throws {
+        let g = try PlateGrammar(source: "plate eu x 1.0 AA-999-AA\nplate eu y 1.0 AA999AA")
+        let x = try #require(g.formats.first), y = try #require(g.formats.last)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: [2, 5]) == 2)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: [5]) == 1)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: [3]) == 0)
+        #expect(CandidateSearch.explanation(x, expansion: 0, breaks: []) == 0)
+        #expect(CandidateSearch.explanation(y, expansion: 0, breaks: [2]) == 0)
+    }
+
+    @Test func noRegionListsOnePatternTwice() {
+        // Two formats of one region with the same pattern could only be told apart by a guess.
+        for region in PlateRegion.allCases {
+            let patterns = PlateGrammar.standard.formats(for: region).map(\.pattern)
+            #expect(Set(patterns).count == patterns.count, "\(region)")
+        }
     }
 }

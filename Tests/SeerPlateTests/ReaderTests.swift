@@ -10,6 +10,11 @@ struct Scene: Sendable, CustomStringConvertible {
     var text: String
     var region: PlateRegion
     var effects: String
+    /// The format label expected with `region` (``PlateReading/label``: a format name, or tied
+    /// names joined by `|`).
+    var format: String
+    /// The format label expected with no region given.
+    var auto: String
     var description: String { "\(file) (\(effects))" }
 
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -19,8 +24,8 @@ struct Scene: Sendable, CustomStringConvertible {
         guard let csv = try? String(contentsOf: folder.appendingPathComponent("manifest.csv"), encoding: .utf8) else { return [] }
         return csv.split(whereSeparator: \.isNewline).dropFirst().compactMap { line in
             let f = line.split(separator: ",").map(String.init)
-            guard f.count == 4, let region = PlateRegion(rawValue: f[2]) else { return nil }
-            return Scene(file: f[0], text: f[1], region: region, effects: f[3])
+            guard f.count == 6, let region = PlateRegion(rawValue: f[2]) else { return nil }
+            return Scene(file: f[0], text: f[1], region: region, effects: f[3], format: f[4], auto: f[5])
         }
     }()
 }
@@ -40,6 +45,10 @@ struct Scene: Sendable, CustomStringConvertible {
         let top = try #require(plates.first, "no plate in \(scene.file)")
         #expect(top.text == scene.text)
         #expect(top.region == scene.region)
+        // The format the plate is drawn in, or the formats it fits that the drawing cannot tell
+        // apart (generate.py, docs/plates.md "Labels").
+        #expect(top.label == scene.format)
+        #expect(top.candidates.first?.grammar == top.grammar && top.candidates.first?.formats == top.formats)
         #expect(top.characters.map(\.character).joined() == top.text)
         #expect(top.candidates.first?.text == top.text)
         #expect(top.confidence > 0 && top.confidence <= 1)
@@ -47,6 +56,27 @@ struct Scene: Sendable, CustomStringConvertible {
         #expect(top.corners.count == 4)
         let cy = top.box[1] + top.box[3] / 2
         #expect(cy > Double(image.info.height) * 0.35 && cy < Double(image.info.height) * 0.75)
+    }
+
+    /// With no region given, the same text, labelled by what the image shows: a French plate's
+    /// two hyphens, a Dutch side code's; where the drawing cannot tell formats of two regions
+    /// apart (`ABC 1234`: old Brazilian or a US `AAA-9999`; the German plate, whose narrow second
+    /// space is not seen as a wide gap), the tie (the manifest's `auto` column).
+    @Test(arguments: Scene.all)
+    func labelsRenderedPlateWithoutRegion(scene: Scene) throws {
+        let reader = try Self.reader.get()
+        let image = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent(scene.file).path)
+        let top = try #require(try reader.read(image.gray, region: nil, scaleX: image.scaleX, scaleY: image.scaleY).first)
+        #expect(top.text == scene.text)
+        #expect(top.label == scene.auto)
+        if let formats = top.formats {
+            // A tie names no format and says its region only when every tied format shares it.
+            #expect(top.grammar == nil && formats.count >= 2)
+            let regions = Set(formats.compactMap { name in PlateGrammar.standard.formats.first { $0.name == name }?.region })
+            #expect(top.region == (regions.count == 1 ? regions.first : nil))
+        } else {
+            #expect(top.region == scene.region)
+        }
     }
 
     @Test func cornersFollowTheDecodeScale() throws {
@@ -82,13 +112,21 @@ struct Scene: Sendable, CustomStringConvertible {
 
     @Test func readingEncodesAsDocumented() throws {
         let reader = try Self.reader.get()
-        let image = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent("sk.png").path)
+        let image = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent("fr.png").path)
         let top = try #require(try reader.read(image.gray, region: .eu).first)
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(top)) as? [String: Any]
         let keys = Set(json?.keys.map { $0 } ?? [])
         #expect(keys.isSuperset(of: ["text", "confidence", "region", "grammar", "corners", "box", "characters", "candidates"]))
+        #expect(!keys.contains("formats"))
         let decoded = try JSONDecoder().decode(PlateReading.self, from: JSONEncoder().encode(top))
         #expect(decoded == top)
+        // A tie (Slovak or Italian: one gap after the first pair) lists its formats instead of a grammar.
+        let sk = try ImageDecoder.decode(contentsOf: Scene.folder.appendingPathComponent("sk.png").path)
+        let tied = try #require(try reader.read(sk.gray, region: .eu).first)
+        let tiedJSON = try JSONSerialization.jsonObject(with: JSONEncoder().encode(tied)) as? [String: Any]
+        #expect(tiedJSON?["formats"] as? [String] == ["it", "sk"])
+        #expect(tiedJSON?["grammar"] == nil && tiedJSON?["region"] as? String == "eu")
+        #expect(try JSONDecoder().decode(PlateReading.self, from: JSONEncoder().encode(tied)) == tied)
     }
 
     @Test func missingLanguageDataIsATypedError() {
