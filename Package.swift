@@ -169,23 +169,6 @@ let package = Package(
             name: "SeerPlateTests",
             dependencies: ["SeerPlate", "SeerImage", "SeerTestSupport"],
             swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "plate-bench",
-            dependencies: ["Seer", "SeerPlate"],
-            path: "Benchmarks/plates",
-            swiftSettings: swiftSettings),
-        // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
-        .executableTarget(
-            name: "pg-bench",
-            dependencies: ["Seer", "SeerPostgres", "SeerCodegen"],
-            path: "Benchmarks/pg",
-            exclude: ["run.sh", "prefix-search.sh"],
-            swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "soak-bench",
-            dependencies: ["Seer"],
-            path: "Benchmarks/soak",
-            swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerVerifyTests",
             dependencies: ["SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],

@@ -1,8 +1,13 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Seer's benchmarks: a package of their own, so building and testing Seer never builds the harness.
 // Run from this folder: swift package --disable-sandbox benchmark; scripts/benchmarks checks the
-// allocation thresholds in Thresholds/ (README.md, "Allocation thresholds").
+// allocation thresholds in Thresholds/ (docs/performance.md, "Allocation thresholds"). The measuring tools
+// beside the suites are plain executables: swift build -c release --package-path Benchmarks --product NAME.
 import PackageDescription
+
+/// Warnings are errors in CI (`SEER_STRICT=1`), as in Seer's own manifest.
+let strict = Context.environment["SEER_STRICT"] == "1"
+let swiftSettings: [SwiftSetting] = strict ? [.treatAllWarnings(as: .error)] : []
 
 /// One benchmark suite: an executable target under Benchmarks/NAME, run by ordo-one/benchmark's plugin.
 func suite(_ name: String, _ products: [String]) -> Target {
@@ -29,5 +34,28 @@ let package = Package(
         suite("PlateReading", ["Seer"]),
         suite("Verification", ["Seer", "SeerCodegen"]),
         suite("Store", ["Seer", "SeerCodegen"]),
+
+        // Accuracy and timing of plate reading over the plate photos (docs/plates.md).
+        .executableTarget(
+            name: "plate-bench",
+            dependencies: [.product(name: "Seer", package: "Seer")],
+            path: "plates",
+            swiftSettings: swiftSettings),
+        // The PostgreSQL store's benchmark helper (pg/run.sh).
+        .executableTarget(
+            name: "pg-bench",
+            dependencies: [
+                .product(name: "Seer", package: "Seer"), .product(name: "SeerPostgres", package: "Seer"),
+                .product(name: "SeerCodegen", package: "Seer"),
+            ],
+            path: "pg",
+            exclude: ["run.sh", "prefix-search.sh"],
+            swiftSettings: swiftSettings),
+        // Memory and file descriptors over a long run of concurrent scans (RELIABILITY.md).
+        .executableTarget(
+            name: "soak-bench",
+            dependencies: [.product(name: "Seer", package: "Seer")],
+            path: "soak",
+            swiftSettings: swiftSettings),
     ]
 )

@@ -19,10 +19,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 swift build -c release --product seer >&2
-swift build -c release --product pg-bench >&2
-bin=$(swift build -c release --show-bin-path)
-seer=$bin/seer
-bench=$bin/pg-bench
+swift build -c release --package-path Benchmarks --product pg-bench >&2
+seer=$(swift build -c release --show-bin-path)/seer
+bench=$(swift build -c release --package-path Benchmarks --show-bin-path)/pg-bench
 
 read -r url folder < <(scripts/postgres start --durable)
 [[ -n "${url:-}" ]] || { echo "could not start PostgreSQL" >&2; exit 1; }
