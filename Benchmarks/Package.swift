@@ -9,12 +9,13 @@ import PackageDescription
 let strict = Context.environment["SEER_STRICT"] == "1"
 let swiftSettings: [SwiftSetting] = strict ? [.treatAllWarnings(as: .error)] : []
 
-/// One benchmark suite: an executable target under Benchmarks/NAME, run by ordo-one/benchmark's plugin.
-func suite(_ name: String, _ products: [String]) -> Target {
+/// One benchmark suite: an executable target under Benchmarks/NAME, run by ordo-one/benchmark's plugin,
+/// over Seer's `products` and this package's `targets`.
+func suite(_ name: String, _ products: [String], targets: [String] = []) -> Target {
     .executableTarget(
         name: name,
         dependencies: [.product(name: "Benchmark", package: "benchmark")]
-            + products.map { .product(name: $0, package: "Seer") },
+            + products.map { .product(name: $0, package: "Seer") } + targets.map { .target(name: $0) },
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
@@ -29,11 +30,18 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The synthetic scan history the store benchmarks fill (the Store suite, pg-bench).
+        .target(
+            name: "SyntheticHistory",
+            dependencies: [.product(name: "Seer", package: "Seer")],
+            path: "history",
+            swiftSettings: swiftSettings),
+
         suite("ImageDecoding", ["Seer"]),
         suite("CodeReading", ["Seer"]),
         suite("PlateReading", ["Seer"]),
         suite("Verification", ["Seer", "SeerCodegen"]),
-        suite("Store", ["Seer", "SeerCodegen"]),
+        suite("Store", ["Seer", "SeerCodegen"], targets: ["SyntheticHistory"]),
 
         // Accuracy and timing of plate reading over the plate photos (docs/plates.md).
         .executableTarget(
@@ -41,12 +49,12 @@ let package = Package(
             dependencies: [.product(name: "Seer", package: "Seer")],
             path: "plates",
             swiftSettings: swiftSettings),
-        // The PostgreSQL store's benchmark helper (pg/run.sh).
+        // The store's benchmark helper, on PostgreSQL or SQLite (pg/run.sh, verify/run.sh).
         .executableTarget(
             name: "pg-bench",
             dependencies: [
                 .product(name: "Seer", package: "Seer"), .product(name: "SeerPostgres", package: "Seer"),
-                .product(name: "SeerCodegen", package: "Seer"),
+                .product(name: "SeerCodegen", package: "Seer"), "SyntheticHistory",
             ],
             path: "pg",
             exclude: ["run.sh", "prefix-search.sh"],

@@ -5,7 +5,7 @@
 #      one process, then half each in two processes at once (wall time until both are done);
 #      fresh databases each round, rounds interleaved, medians;
 #   2. history search over a synthetic history (pg-bench fill, then VACUUM ANALYZE): median ms of
-#      each query of `seer registry bench`'s set (pg-bench search).
+#      each query of pg-bench search's set.
 #   Benchmarks/pg/run.sh [--codes 20000] [--scans 1000000] [--rounds 3]     (--scans 0: verify only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
