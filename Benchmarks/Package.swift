@@ -30,25 +30,18 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // The synthetic scan history the store benchmarks fill (the Store suite, pg-bench).
-        .target(
-            name: "SyntheticHistory",
-            dependencies: [.product(name: "Seer", package: "Seer")],
-            path: "history",
-            swiftSettings: swiftSettings),
-
         suite("ImageDecoding", ["Seer"]),
         suite("CodeReading", ["Seer"]),
         suite("PlateReading", ["Seer"]),
         suite("Verification", ["Seer", "SeerCodegen"]),
         suite("Store", ["Seer", "SeerCodegen"], targets: ["SyntheticHistory"]),
 
+        // The measuring tools live in Sources/: the plugin runs every executable target whose folder is
+        // in a folder named Benchmarks as a suite.
+        // The synthetic scan history the store benchmarks fill (the Store suite, pg-bench).
+        .target(name: "SyntheticHistory", dependencies: [.product(name: "Seer", package: "Seer")], swiftSettings: swiftSettings),
         // Accuracy and timing of plate reading over the plate photos (docs/plates.md).
-        .executableTarget(
-            name: "plate-bench",
-            dependencies: [.product(name: "Seer", package: "Seer")],
-            path: "plates",
-            swiftSettings: swiftSettings),
+        .executableTarget(name: "plate-bench", dependencies: [.product(name: "Seer", package: "Seer")], swiftSettings: swiftSettings),
         // The store's benchmark helper, on PostgreSQL or SQLite (pg/run.sh, verify/run.sh).
         .executableTarget(
             name: "pg-bench",
@@ -56,14 +49,8 @@ let package = Package(
                 .product(name: "Seer", package: "Seer"), .product(name: "SeerPostgres", package: "Seer"),
                 .product(name: "SeerCodegen", package: "Seer"), "SyntheticHistory",
             ],
-            path: "pg",
-            exclude: ["run.sh", "prefix-search.sh"],
             swiftSettings: swiftSettings),
         // Memory and file descriptors over a long run of concurrent scans (RELIABILITY.md).
-        .executableTarget(
-            name: "soak-bench",
-            dependencies: [.product(name: "Seer", package: "Seer")],
-            path: "soak",
-            swiftSettings: swiftSettings),
+        .executableTarget(name: "soak-bench", dependencies: [.product(name: "Seer", package: "Seer")], swiftSettings: swiftSettings),
     ]
 )
