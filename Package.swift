@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
+    // Bottom-up: the C libraries, the C shims, then each module after every module it uses (the
+    // products' modules before the executable), then test support and the tests.
     targets: [
         // C libraries from Debian, through pkg-config. Each owns only the headers.
         .systemLibrary(
@@ -56,12 +58,14 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
+
         // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
         .target(
             name: "CSeerShims",
             dependencies: ["CJPEG"],
             cSettings: cSettings),
 
+        // Decoding (PNG, JPEG, HEIC, WebP), EXIF, image operations, PNG/PNM writing.
         .target(
             name: "SeerImage",
             dependencies: ["CPNG", "CSeerShims", "CHeif", "CWebP"],
@@ -70,6 +74,26 @@ let package = Package(
         // typed-plate validation and the one confusion table. No dependencies.
         .target(
             name: "SeerPlateText",
+            swiftSettings: swiftSettings),
+        // Reading codes: zbar and libdmtx beside Seer's own locators and decoders.
+        .target(
+            name: "SeerQR",
+            dependencies: ["SeerImage", "CZBar", "CDmtx", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        // Reading plates: locator, readers, grammars.
+        .target(
+            name: "SeerPlate",
+            dependencies: [
+                "SeerImage", "SeerPlateText", "CTesseract", .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [
+                .embedInCode("Resources/grammars.txt"),
+                // The glyph classifiers' weights (scripts/plate-glyphs/train.py writes them).
+                .embedInCode("Resources/glyph-mask.sgc"),
+                .embedInCode("Resources/glyph-grey.sgc"),
+                // The sequence recogniser's weights (scripts/plate-ocr/train.py writes them).
+                .embedInCode("Resources/plate-ctc.spr"),
+            ],
             swiftSettings: swiftSettings),
         // Verification: payload parsing, signatures, verdicts, plate owners, charger actions. No pixels.
         .target(
@@ -90,30 +114,7 @@ let package = Package(
             name: "SeerPostgres",
             dependencies: ["SeerStore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // The QR Code encoder, and the demo registry and codes drawn with it (`seer registry demo`,
-        // `seer serve --demo`, tests).
-        .target(
-            name: "SeerCodegen",
-            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings),
-        .target(
-            name: "SeerPlate",
-            dependencies: [
-                "SeerImage", "SeerPlateText", "CTesseract", .product(name: "Logging", package: "swift-log"),
-            ],
-            resources: [
-                .embedInCode("Resources/grammars.txt"),
-                // The glyph classifiers' weights (scripts/plate-glyphs/train.py writes them).
-                .embedInCode("Resources/glyph-mask.sgc"),
-                .embedInCode("Resources/glyph-grey.sgc"),
-                // The sequence recogniser's weights (scripts/plate-ocr/train.py writes them).
-                .embedInCode("Resources/plate-ctc.spr"),
-            ],
-            swiftSettings: swiftSettings),
-        .target(
-            name: "SeerQR",
-            dependencies: ["SeerImage", "CZBar", "CDmtx", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: swiftSettings),
+        // The engine (`import Seer`): Exports.swift says what it re-exports.
         .target(
             name: "Seer",
             dependencies: [
@@ -121,19 +122,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
-        // `seer bench`: ground truth, the shared tools' scoring rules, peers, reports.
+        // The QR Code encoder, and the demo registry and codes drawn with it (`seer registry demo`,
+        // `seer serve --demo`, tests).
         .target(
-            name: "SeerBench",
-            dependencies: ["Seer", "SeerImage", "SeerQR"],
-            swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "seer",
-            dependencies: [
-                "Seer", "SeerPostgres", "SeerImage", "SeerBench", "SeerCodegen", "CSeerShims",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                "SeerServer",
-            ],
+            name: "SeerCodegen",
+            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings),
         // The HTTP service (`seer serve`): a thin skin over the Engine, on Hummingbird 2.
         .target(
@@ -155,6 +148,23 @@ let package = Package(
                 .embedInCode("WebApp/words.js"),
             ],
             swiftSettings: swiftSettings),
+
+        // `seer bench`: ground truth, the shared tools' scoring rules, peers, reports.
+        .target(
+            name: "SeerBench",
+            dependencies: ["Seer", "SeerImage", "SeerQR"],
+            swiftSettings: swiftSettings),
+        // The command line.
+        .executableTarget(
+            name: "seer",
+            dependencies: [
+                "Seer", "SeerPostgres", "SeerImage", "SeerBench", "SeerCodegen", "CSeerShims",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                "SeerServer",
+            ],
+            swiftSettings: swiftSettings),
+
         // Test helpers shared by the test targets: running the built `seer`, temporary folders.
         .target(
             name: "SeerTestSupport",
@@ -166,25 +176,12 @@ let package = Package(
             dependencies: ["SeerImage"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "SeerQRTests",
+            dependencies: ["SeerQR", "Seer", "SeerCodegen", "SeerTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "SeerPlateTests",
             dependencies: ["SeerPlate", "SeerImage", "SeerTestSupport"],
-            swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "plate-bench",
-            dependencies: ["Seer", "SeerPlate"],
-            path: "Benchmarks/plates",
-            swiftSettings: swiftSettings),
-        // The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh).
-        .executableTarget(
-            name: "pg-bench",
-            dependencies: ["Seer", "SeerPostgres", "SeerCodegen"],
-            path: "Benchmarks/pg",
-            exclude: ["run.sh", "prefix-search.sh"],
-            swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "soak-bench",
-            dependencies: ["Seer"],
-            path: "Benchmarks/soak",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerVerifyTests",
@@ -204,8 +201,12 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "SeerQRTests",
-            dependencies: ["SeerQR", "Seer", "SeerCodegen", "SeerTestSupport"],
+            name: "SeerServerTests",
+            dependencies: [
+                "SeerServer", "Seer", "SeerCodegen", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerBenchTests",
@@ -218,14 +219,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Golden"],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "SeerServerTests",
-            dependencies: [
-                "SeerServer", "Seer", "SeerCodegen", "SeerTestSupport", "seer", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
             swiftSettings: swiftSettings),
     ]
 )

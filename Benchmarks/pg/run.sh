@@ -5,7 +5,7 @@
 #      one process, then half each in two processes at once (wall time until both are done);
 #      fresh databases each round, rounds interleaved, medians;
 #   2. history search over a synthetic history (pg-bench fill, then VACUUM ANALYZE): median ms of
-#      each query of `seer registry bench`'s set (pg-bench search).
+#      each query of pg-bench search's set.
 #   Benchmarks/pg/run.sh [--codes 20000] [--scans 1000000] [--rounds 3]     (--scans 0: verify only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,10 +19,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 swift build -c release --product seer >&2
-swift build -c release --product pg-bench >&2
-bin=$(swift build -c release --show-bin-path)
-seer=$bin/seer
-bench=$bin/pg-bench
+swift build -c release --package-path Benchmarks --product pg-bench >&2
+seer=$(swift build -c release --show-bin-path)/seer
+bench=$(swift build -c release --package-path Benchmarks --show-bin-path)/pg-bench
 
 read -r url folder < <(scripts/postgres start --durable)
 [[ -n "${url:-}" ]] || { echo "could not start PostgreSQL" >&2; exit 1; }

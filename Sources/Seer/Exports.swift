@@ -16,3 +16,5 @@
 @_exported import struct SeerPlate.PlateNormalization
 @_exported import class SeerPlate.PlateReader
 @_exported import struct SeerPlate.PlateReading
+// The sequence recogniser's shipped model, for timing it on its own (`plate-bench --time-recognizer`).
+@_exported import struct SeerPlate.SequenceRecognizer

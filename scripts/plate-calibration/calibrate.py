@@ -3,7 +3,9 @@
 carries (PlateEvidence), cross-validated by leaving one photo set out at a time.
 
 Input: JSON lines written by `plate-bench --findings OUT.jsonl [--region R] PATH` (every reading
-before the confidence cut, labelled right or wrong; photos with no plate have every reading wrong).
+before the confidence cut, labelled right or wrong; photos with no plate have every reading wrong;
+`swift build -c release --package-path Benchmarks --product plate-bench` builds
+`Benchmarks/.build/release/plate-bench`, docs/plates.md gives the commands).
 
     python3 scripts/plate-calibration/calibrate.py us=/tmp/f/us.jsonl eu=/tmp/f/eu.jsonl \\
         br=/tmp/f/br.jsonl boofcv=/tmp/f/boofcv.jsonl qr=/tmp/f/qrphotos.jsonl \\

@@ -13,8 +13,8 @@ for the CJK signs when installed), on cluttered backgrounds, then turned,
 blurred and noised. The same seed gives the same scenes; only the noise added to some of them
 comes from Pillow's own generator (`effect_noise`) and differs from run to run.
 
-`plate-bench --findings OUT.jsonl OUTDIR` then labels every reading in them wrong (the folder has
-no truth.csv), and `calibrate.py … synthetic=OUT.jsonl` fits the model with them.
+`Benchmarks/.build/release/plate-bench --findings OUT.jsonl OUTDIR` then labels every reading in them
+wrong (the folder has no truth.csv), and `calibrate.py … synthetic=OUT.jsonl` fits the model with them.
 """
 import argparse
 import math

@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import Seer
 import SeerCodegen
+import SyntheticHistory
 
 /// The SQLite store (a temporary database file, real SQLite through GRDB): a batch of signed codes
 /// verified and saved, as `seer verify --batch` and the phone app's batch mode do, and searches of a
@@ -94,31 +95,7 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         removeDatabase(historyPath)
         let store = try SQLiteStore(path: historyPath)
-        let products = [
-            ("Radiance Serum 30 ml", "acme", "cosmetics"), ("Night Cream 50 ml", "acme", "cosmetics"),
-            ("Ceramic Brake Pads", "globex", "autoparts"), ("Plain Soap", "plainco", "household"),
-            ("Oil Filter", "globex", "autoparts"), ("Sun Lotion", "acme", "cosmetics"),
-        ]
-        let verdicts: [(Verdict, [Reason])] = [
-            (.authentic, [.validSignature, .registeredSerial]), (.counterfeit, [.badSignature]),
-            (.suspicious, [.cloneSuspected, .tooManyScans]), (.unknown, [.unknownProduct, .unsigned]),
-        ]
-        let count = 5_000
-        let scans = (0..<count).map { index in
-            let product = products[index % products.count]
-            let (verdict, reasons) = verdicts[(index / 7) % verdicts.count]
-            let serial = "S\(10_000 + index)"
-            let verification = Verification(
-                verdict: verdict, reasons: reasons,
-                payload: "https://id.example.com/01/09506000134352/21/\(serial)?17=281231", format: .digitalLink,
-                gtin: "09506000134352", serial: serial, lot: "L\(index % 50)", expiry: "281231",
-                product: ProductInfo(name: product.0, brand: product.1, category: product.2))
-            let context = ScanContext(
-                time: now - 90 * 86_400 + Double(index) * (90 * 86_400 / Double(count)), device: "device-\(index % 200)",
-                country: ["DE", "FR", "NL", "US"][index % 4])
-            return ScanRecord(verification, context: context, mode: .batch, sourceFile: "shelf-\(index % 1000).jpg", symbology: "qrcode")
-        }
-        try store.record(scans)
+        try SyntheticHistory(count: 5_000, firstSerial: 10_000, now: now).record(into: store)
         return store
     } teardown: {
         removeDatabase(historyPath)

@@ -3,7 +3,8 @@
 // descriptors every few seconds and reports their growth after warm-up (memory as the floor between
 // the peaks of the decodes in flight: each minute's lowest sample).
 //
-//     swift build -c release --product soak-bench && .build/release/soak-bench [--seconds 300]
+//     swift build -c release --package-path Benchmarks --product soak-bench
+//     Benchmarks/.build/release/soak-bench [--seconds 300]
 //         [--workers N] [--warmup 60] FOLDER...
 //
 // Each worker is a thread with its own loop over the files (shuffled with a fixed seed); the Engine

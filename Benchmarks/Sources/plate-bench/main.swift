@@ -1,6 +1,7 @@
 // Accuracy and timing of plate reading over the OpenALPR benchmark photos.
 //
-//     swift run -c release plate-bench [DATA_DIR] [--sets us,eu,br] [--part tune|check|all] [--auto]
+//     swift build -c release --package-path Benchmarks --product plate-bench
+//     Benchmarks/.build/release/plate-bench [DATA_DIR] [--sets us,eu,br] [--part tune|check|all] [--auto]
 //         [--recognizers glyphs,sequence,combined] [--sequence-weight W] [--verbose]
 //
 // DATA_DIR defaults to ../shared/testdata/plates (or $SEER_PLATES_DATA). When the folder is absent
@@ -18,7 +19,6 @@
 // `--time-recognizer` times the sequence recogniser alone on rows of plate widths.
 import Foundation
 import Seer
-import SeerPlate
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var sets = ["us", "eu", "br"]

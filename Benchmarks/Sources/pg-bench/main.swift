@@ -1,11 +1,13 @@
-// The PostgreSQL store's benchmark helper (Benchmarks/pg/run.sh drives it):
-//   pg-bench codes --count N --out DIR      registry.json and N signed codes, split in part-0.txt, part-1.txt
-//   pg-bench fill --db URL --scans N        a synthetic history of N scans (the distribution `seer registry bench` uses)
-//   pg-bench search --db URL [--repeats R]  history search latency over what is there; one JSON object
+// The store's benchmark helper (Benchmarks/pg/run.sh and Benchmarks/verify/run.sh drive it). DB is a
+// PostgreSQL URL (postgres://user@host:port/database) or a SQLite file's path:
+//   pg-bench codes --count N --out DIR      registry.json and N signed codes, in all.txt and split in part-0.txt, part-1.txt
+//   pg-bench fill --db DB --scans N         a synthetic history of N scans (SyntheticHistory, as the Store suite's)
+//   pg-bench search --db DB [--repeats R]   history search latency over what is there; one JSON object
 import Foundation
 import Seer
 import SeerCodegen
 import SeerPostgres
+import SyntheticHistory
 
 func option(_ name: String, _ arguments: [String]) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
@@ -17,6 +19,11 @@ func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("pg-bench: \(message)\n".utf8))
     exit(64)
+}
+
+/// The store at `location`: PostgreSQL for a URL, else a SQLite file.
+func openStore(_ location: String) throws -> any SeerStore {
+    PostgresLocation.isURL(location) ? try PostgresStore(url: location) : try SQLiteStore(path: location)
 }
 
 func json<T: Encodable>(_ value: T) throws {
@@ -41,46 +48,17 @@ case "codes":
     try (payloads.joined(separator: "\n") + "\n").write(toFile: out + "/all.txt", atomically: true, encoding: .utf8)
 
 case "fill":
-    guard let url = option("--db", arguments) else { fail("fill --db URL --scans N") }
+    guard let db = option("--db", arguments) else { fail("fill --db DB --scans N") }
     let scans = Int(option("--scans", arguments) ?? "") ?? 1_000_000
-    let store = try PostgresStore(url: url)
-    let products = [
-        ("Radiance Serum 30 ml", "acme", "cosmetics"), ("Night Cream 50 ml", "acme", "cosmetics"),
-        ("Ceramic Brake Pads", "globex", "autoparts"), ("Plain Soap", "plainco", "household"),
-        ("Oil Filter", "globex", "autoparts"), ("Sun Lotion", "acme", "cosmetics"),
-    ]
-    let verdicts: [(Verdict, [Reason])] = [
-        (.authentic, [.validSignature, .registeredSerial]), (.counterfeit, [.badSignature]),
-        (.suspicious, [.cloneSuspected, .tooManyScans]), (.unknown, [.unknownProduct, .unsigned]),
-    ]
-    let base = Date().timeIntervalSince1970 - 90 * 86_400
+    let store = try openStore(db)
     let start = now()
-    var batch: [ScanRecord] = []
-    batch.reserveCapacity(10_000)
-    for index in 0..<scans {
-        let product = products[index % products.count]
-        let (verdict, reasons) = verdicts[(index / 7) % verdicts.count]
-        let serial = "S\(100_000 + index)"
-        let verification = Verification(
-            verdict: verdict, reasons: reasons, payload: "https://id.example.com/01/09506000134352/21/\(serial)?17=281231",
-            format: .digitalLink, gtin: "09506000134352", serial: serial, lot: "L\(index % 50)", expiry: "281231",
-            product: ProductInfo(name: product.0, brand: product.1, category: product.2))
-        let context = ScanContext(
-            time: base + Double(index) * (90 * 86_400 / Double(max(1, scans))), device: "device-\(index % 200)",
-            country: ["DE", "FR", "NL", "US"][index % 4])
-        batch.append(ScanRecord(verification, context: context, mode: .batch, sourceFile: "shelf-\(index % 1000).jpg", symbology: "qrcode"))
-        if batch.count == 10_000 {
-            try store.record(batch)
-            batch.removeAll(keepingCapacity: true)
-        }
-    }
-    try store.record(batch)
+    try SyntheticHistory(count: scans, firstSerial: 100_000, now: Date().timeIntervalSince1970).record(into: store)
     FileHandle.standardError.write(Data(String(format: "filled %d scans in %.1f s\n", scans, now() - start).utf8))
 
 case "search":
-    guard let url = option("--db", arguments) else { fail("search --db URL") }
+    guard let db = option("--db", arguments) else { fail("search --db DB") }
     let repeats = Int(option("--repeats", arguments) ?? "") ?? 41
-    let store = try PostgresStore(url: url)
+    let store = try openStore(db)
     struct Figure: Codable {
         var hits: Int
         var medianMilliseconds: Double
