@@ -8,14 +8,16 @@ let package = Package(
     name: "SeerFuzz",
     dependencies: [.package(name: "Seer", path: "..")],
     targets: [
-        .executableTarget(name: "fuzz-image", dependencies: [.product(name: "Seer", package: "Seer")]),
-        .executableTarget(name: "fuzz-codes", dependencies: [.product(name: "Seer", package: "Seer")]),
-        .executableTarget(name: "fuzz-payload", dependencies: [.product(name: "Seer", package: "Seer")]),
-        .executableTarget(name: "fuzz-plate-grammar", dependencies: [.product(name: "Seer", package: "Seer")]),
-        .executableTarget(name: "fuzz-registry", dependencies: [.product(name: "Seer", package: "Seer")]),
+        // libFuzzer's driver, which every target's entry point runs.
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "fuzz-image", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-codes", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-payload", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-plate-grammar", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-registry", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
         // Built with the Seer package's SPI for fuzzing (`@_spi(Fuzzing)`): the symbol decoders without an
         // image, and the plate models' weight-file loaders.
-        .executableTarget(name: "fuzz-symbols", dependencies: [.product(name: "Seer", package: "Seer")]),
-        .executableTarget(name: "fuzz-plate-model", dependencies: [.product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-symbols", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
+        .executableTarget(name: "fuzz-plate-model", dependencies: ["FuzzDriver", .product(name: "Seer", package: "Seer")]),
     ]
 )

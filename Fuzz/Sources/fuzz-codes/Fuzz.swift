@@ -1,3 +1,4 @@
+import FuzzDriver
 import Seer
 
 /// Code reading on decoded images. An input that is an image file is decoded (small pixel limit);
@@ -31,13 +32,5 @@ public func fuzzCodes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// function above.
 @_cdecl("fuzz_codes_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzCodes)
+    runFuzzer(argc, argv, fuzzCodes)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

@@ -1,3 +1,4 @@
+import FuzzDriver
 import Seer
 
 /// Image decoding (PNG, JPEG, HEIC, WebP) from arbitrary bytes: header only, then a full decode with
@@ -19,13 +20,5 @@ public func fuzzImage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// function above.
 @_cdecl("fuzz_image_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzImage)
+    runFuzzer(argc, argv, fuzzImage)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

@@ -1,3 +1,4 @@
+import FuzzDriver
 import Seer
 
 /// Plate grammars: normalising fuzzed plate text under every region, and parsing fuzzed grammar
@@ -20,13 +21,5 @@ public func fuzzPlateGrammar(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
 /// function above.
 @_cdecl("fuzz_plate_grammar_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzPlateGrammar)
+    runFuzzer(argc, argv, fuzzPlateGrammar)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

@@ -1,3 +1,4 @@
+import FuzzDriver
 import Seer
 @_spi(Fuzzing) import SeerPlate
 
@@ -27,13 +28,5 @@ public func fuzzPlateModel(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// running the function above.
 @_cdecl("fuzz_plate_model_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzPlateModel)
+    runFuzzer(argc, argv, fuzzPlateModel)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 import Seer
 
 #if canImport(Glibc)
@@ -23,13 +24,5 @@ public func fuzzRegistry(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// function above.
 @_cdecl("fuzz_registry_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzRegistry)
+    runFuzzer(argc, argv, fuzzRegistry)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

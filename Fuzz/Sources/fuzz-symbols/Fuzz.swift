@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 import Logging
 import Seer
 @_spi(Fuzzing) import SeerQR
@@ -65,13 +66,5 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
     if arguments.count >= 3, arguments[1] == "--write-seeds" {
         return writeSeeds(to: arguments[2], images: Array(arguments.dropFirst(3)))
     }
-    var count = argc
-    var argumentsPointer = argv
-    return LLVMFuzzerRunDriver(&count, &argumentsPointer, fuzzSymbols)
+    return runFuzzer(argc, argv, fuzzSymbols)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
