@@ -36,7 +36,10 @@ func writeSeeds(to directory: String, images: [String]) -> CInt {
         if let bytes = DecoderInput.bytes(hex: line[range.upperBound...]) { seeds.insert(bytes) }
     }
     for (k, seed) in seeds.sorted(by: { $0.lexicographicallyPrecedes($1) }).enumerated() {
-        FileManager.default.createFile(atPath: "\(directory)/symbol-\(k)", contents: Data(seed))
+        guard FileManager.default.createFile(atPath: "\(directory)/symbol-\(k)", contents: Data(seed)) else {
+            print("cannot write \(directory)/symbol-\(k)")
+            return 1
+        }
     }
     print("\(seeds.count) seeds from \(images.count) images")
     return 0
