@@ -143,7 +143,9 @@ struct HostileClientTests {
             #expect(answer.status == 400)
             #expect(answer.headers["content-type"] == "application/json")
             #expect(answer.body.contains("\"code\":\"lengthRequired\""), "\(answer.body)")
-            #expect(elapsed < .seconds(5), "\(elapsed)")
+            // Waiting for a body that never ends would take the whole time budget (30 s) or the socket's
+            // timeout (20 s); a loaded machine answers in well under 12.
+            #expect(elapsed < .seconds(12), "\(elapsed)")
             #expect(try await RawHTTP.onThread { Self.closes(connection, within: 10) })
         }
     }
