@@ -34,7 +34,8 @@ public final class PlateReader: Sendable {
         /// of the rows read so far are returned. Zero or less: no limit.
         public var timeBudgetMilliseconds = Options.defaultTimeBudgetMilliseconds
         /// The sequence recogniser's share of a character's probabilities where it and the glyph
-        /// readers read the same number of characters (``Recognizer/combined``), 0–1.
+        /// readers read the same number of characters (``Recognizer/combined``), 0–1; with
+        /// ``Recognizer/rescored``, the exponent its likelihood ratio is raised to.
         public var sequenceWeight = 0.5
 
         /// Creates options; every parameter has the documented default.
@@ -73,6 +74,11 @@ public final class PlateReader: Sendable {
         /// glyphs, their probabilities are averaged glyph by glyph; otherwise the reading whose
         /// best candidate scores higher is kept.
         case combined
+        /// Glyph by glyph, then the row's candidate readings re-ranked by how likely the sequence
+        /// recogniser finds each whole text (CTC's probability of exactly that text, over every
+        /// alignment): each candidate's score times (its likelihood / the best candidate's)
+        /// raised to ``Options/sequenceWeight``.
+        case rescored
 
         /// The recogniser used when none is given: glyph by glyph, which reads more plates than
         /// the sequence recogniser alone or combined on the tune part of the photos
@@ -512,7 +518,7 @@ public final class PlateReader: Sendable {
         let search = CandidateSearch(grammar: grammar)
         let limit = max(options.candidates, 8)
         var positions = Self.combine(tesseract, classified, glyphs)
-        if options.recognizer != .glyphs, let recognizer = SequenceRecognizer.standard {
+        if options.recognizer == .sequence || options.recognizer == .combined, let recognizer = SequenceRecognizer.standard {
             let sequence = recognizer.read(rect.image).positions
             if options.recognizer == .sequence {
                 positions = sequence
@@ -542,6 +548,9 @@ public final class PlateReader: Sendable {
             var seen = Set<String>()
             candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
                 .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
+        }
+        if options.recognizer == .rescored, candidates.count > 1, let recognizer = SequenceRecognizer.standard {
+            candidates = Self.rescore(candidates, by: recognizer, columns: recognizer.columns(rect.image), weight: options.sequenceWeight)
         }
         guard let top = candidates.first, top.text.count >= 2 else { return nil }
         // The glyphs the best reading was read from (ends it leaves out are no part of the plate):
@@ -744,3 +753,21 @@ public final class PlateReader: Sendable {
 
 private func round4(_ x: Double) -> Double { (x * 10000).rounded() / 10000 }
 private func round1(_ x: Double) -> Double { (x * 10).rounded() / 10 }
+
+extension PlateReader {
+    /// Candidates re-ranked by the sequence recogniser: each score times (its text's CTC
+    /// likelihood / the likeliest candidate's)^`weight`. A text the columns cannot spell at all
+    /// counts as e⁻²⁰ times the likeliest.
+    static func rescore(
+        _ candidates: [CandidateSearch.Scored], by recognizer: SequenceRecognizer, columns: [[Float]], weight: Double
+    ) -> [CandidateSearch.Scored] {
+        guard !columns.isEmpty, weight > 0 else { return candidates }
+        let likelihoods = candidates.map { recognizer.logLikelihood(of: $0.text, columns: columns) }
+        guard let best = likelihoods.filter(\.isFinite).max() else { return candidates }
+        return zip(candidates, likelihoods).map { candidate, l in
+            var c = candidate
+            c.score *= exp(weight * max(-20, (l.isFinite ? l : -.infinity) - best))
+            return c
+        }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
+    }
+}

@@ -217,4 +217,47 @@ public struct SequenceRecognizer: Sendable {
         close()
         return (positions, centres)
     }
+
+    /// The natural log of the probability that CTC's columns spell exactly `text` (summed over every
+    /// alignment: blanks anywhere, each character over one or more columns, a repeated character
+    /// with a blank between its copies). `-infinity` when the text has a character outside
+    /// ``classes`` or needs more columns than there are.
+    public func logLikelihood(of text: String, columns: [[Float]]) -> Double {
+        var labels: [Int] = []
+        for c in text {
+            guard let k = classes.firstIndex(of: c) else { return -.infinity }
+            labels.append(k + 1)
+        }
+        let states = 2 * labels.count + 1
+        guard !columns.isEmpty, columns.count >= labels.count else { return -.infinity }
+        // State s: even = a blank before label s/2 (or after the last), odd = label (s-1)/2.
+        func symbol(_ s: Int) -> Int { s % 2 == 0 ? 0 : labels[s / 2] }
+        var alpha = [Double](repeating: 0, count: states)
+        alpha[0] = Double(columns[0][0])
+        if states > 1 { alpha[1] = Double(columns[0][symbol(1)]) }
+        var logScale = 0.0
+        func normalise() -> Bool {
+            let sum = alpha.reduce(0, +)
+            guard sum > 0 else { return false }
+            for s in alpha.indices { alpha[s] /= sum }
+            logScale += Foundation.log(sum)
+            return true
+        }
+        guard normalise() else { return -.infinity }
+        var next = alpha
+        for t in columns.indices.dropFirst() {
+            let column = columns[t]
+            for s in 0..<states {
+                var a = alpha[s]
+                if s >= 1 { a += alpha[s - 1] }
+                if s >= 2, s % 2 == 1, symbol(s) != symbol(s - 2) { a += alpha[s - 2] }
+                next[s] = a * Double(column[symbol(s)])
+            }
+            swap(&alpha, &next)
+            guard normalise() else { return -.infinity }
+        }
+        let end = alpha[states - 1] + (states > 1 ? alpha[states - 2] : 0)
+        guard end > 0 else { return -.infinity }
+        return logScale + Foundation.log(end)
+    }
 }
