@@ -14,6 +14,7 @@
 @_exported import struct SeerPlate.PlateFormat
 @_exported import struct SeerPlate.PlateGrammar
 @_exported import struct SeerPlate.PlateNormalization
+@_exported import enum SeerPlate.PlateOutcome
 @_exported import class SeerPlate.PlateReader
 @_exported import struct SeerPlate.PlateReading
 // The sequence recogniser's shipped model, for timing it on its own (`plate-bench --time-recognizer`).

@@ -77,6 +77,8 @@ public struct PhotoResult: Sendable, Codable, Equatable {
     public var height: Int?
     /// Why the photo could not be read, when it could not.
     public var error: String?
+    /// For a plate photo: read exactly, or which failure class it falls in (Seer only).
+    public var plateOutcome: PlateOutcome?
 
     /// Creates a result; timings and size are set afterwards.
     public init(file: String, category: String, reader: String, score: PhotoScore, readings: [String], expected: String) {
@@ -144,10 +146,19 @@ public final class BenchRunner: Sendable {
 
     /// Reads one photo once (with the colour image when asked, for annotation).
     public func scan(_ item: BenchItem, includeImage: Bool = false) throws -> PhotoScan {
+        try scan(item, includeImage: includeImage, everyPlate: false)
+    }
+
+    /// `everyPlate`: plates under the confidence floor too (``plateFloor`` then tells them apart).
+    func scan(_ item: BenchItem, includeImage: Bool = false, everyPlate: Bool) throws -> PhotoScan {
         try engine.scanPhoto(
             contentsOf: item.path, reading: options.read == .codes ? .codes : .plates,
-            region: options.region(forCategory: item.category), includeImage: includeImage)
+            region: options.region(forCategory: item.category), includeImage: includeImage,
+            minimumPlateConfidence: everyPlate ? 0 : nil)
     }
+
+    /// The confidence under which plates are not reported.
+    var plateFloor: Double { engine.configuration.plates.minimumConfidence }
 
     /// The readings of a scan as scoring takes them: corners in the stored grid.
     public static func readings(of report: ScanReport) -> [BenchReading] {
@@ -180,7 +191,12 @@ public final class BenchRunner: Sendable {
                 expected: Self.describe(item.truth))
             do {
                 for attempt in 0..<repeatCount {
-                    let report = try self.scan(item).report
+                    var report = try self.scan(item, everyPlate: true).report
+                    if attempt == 0, case .plate(let truth) = item.truth {
+                        result.plateOutcome = PlateOutcome.classify(
+                            truth: truth, box: item.plateBox, readings: report.plates ?? [], minimumConfidence: self.plateFloor)
+                    }
+                    report.plates = report.plates?.filter { $0.confidence >= self.plateFloor }
                     if attempt == 0 {
                         result.score = self.score(item, report)
                         result.readings = self.options.read == .codes

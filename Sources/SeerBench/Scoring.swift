@@ -530,6 +530,24 @@ public enum PlateScoring {
         }
         return out
     }
+
+    /// `truth.csv`: photo name → the plate's box (`x`, `y`, `w`, `h` columns), for the rows that have
+    /// all four as numbers; empty when the file has no such columns.
+    public static func readBoxes(_ file: String) throws -> [String: [Double]] {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+            throw TruthError(file: file, reason: "cannot read it as UTF-8 text")
+        }
+        let rows = CSV.parse(text)
+        guard let header = rows.first, let f = header.firstIndex(of: "file") else { return [:] }
+        let columns = ["x", "y", "w", "h"].compactMap { header.firstIndex(of: $0) }
+        guard columns.count == 4 else { return [:] }
+        var out: [String: [Double]] = [:]
+        for row in rows.dropFirst() where row.count > max(f, columns.max()!) {
+            let box = columns.compactMap { Double(row[$0].trimmingCharacters(in: .whitespaces)) }
+            if box.count == 4 { out[row[f]] = box }
+        }
+        return out
+    }
 }
 
 /// Scoring of the project's own format (``TruthFormat/seer``): each expected text is correct when some

@@ -1,4 +1,5 @@
 import Foundation
+import Seer
 
 /// Totals of one reader over a group of photos.
 public struct Totals: Sendable, Codable, Equatable {
@@ -266,6 +267,7 @@ public enum TextTables {
         out.append("")
         if plates {
             out.append("Plates within one edit: " + readers.map { "\($0.reader) \($0.all.withinOne)/\($0.all.expected)" }.joined(separator: ", "))
+            out.append(contentsOf: plateOutcomes(report, categories: categories))
         }
         if corners {
             out.append("Duplicates / readings without position: " + readers.map { "\($0.reader) \($0.all.duplicates)/\($0.all.unlocated)" }.joined(separator: ", "))
@@ -296,6 +298,30 @@ public enum TextTables {
             out.append("note: \(report.skipped.count) photo(s) without ground truth left out")
         }
         return out.joined(separator: "\n") + "\n"
+    }
+}
+
+extension TextTables {
+    /// Seer's plate photos by outcome (``PlateOutcome``: exact, or the first failure class that
+    /// applies) per folder, with the recognition time per photo (median) and per plate read (the
+    /// folder's recognition time over the plates it reported).
+    static func plateOutcomes(_ report: BenchReport, categories: [String]) -> [String] {
+        let photos = report.photos.filter { $0.reader == "seer" && $0.plateOutcome != nil }
+        guard !photos.isEmpty else { return [] }
+        let classes = PlateOutcome.allCases
+        var rows = [["folder", "photos"] + classes.map(\.rawValue) + ["recog med ms", "ms per plate"]]
+        func row(_ name: String, _ group: [PhotoResult]) {
+            guard !group.isEmpty else { return }
+            let recognition = group.compactMap(\.recognitionMilliseconds)
+            let read = group.map(\.readings.count).reduce(0, +)
+            let perPlate = read == 0 ? nil : recognition.reduce(0, +) / Double(read)
+            rows.append(
+                [name, "\(group.count)"] + classes.map { c in "\(group.filter { $0.plateOutcome == c }.count)" }
+                    + [ms(Distribution(recognition)?.median), ms(perPlate)])
+        }
+        for c in categories { row(c, photos.filter { $0.category == c }) }
+        row("ALL", photos)
+        return ["", "Seer's plate photos by outcome (the first class that applies; docs/plates.md):", pad(rows, rightAligned: Set(1..<rows[0].count)), ""]
     }
 }
 

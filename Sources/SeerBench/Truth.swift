@@ -65,6 +65,9 @@ public struct BenchItem: Sendable, Equatable {
     public var format: TruthFormat
     /// What it holds.
     public var truth: Truth
+    /// Where its plate is (x, y, width, height in the displayed photo's pixels), when `truth.csv`
+    /// gives it: tells the plate failure classes apart (``PlateOutcome``).
+    public var plateBox: [Double]? = nil
 }
 
 /// A ground-truth file that cannot be read.
@@ -207,8 +210,10 @@ public enum TruthLoader {
         case .plates:
             let file = folder + "/" + plateTruthFile
             let rows = try PlateScoring.readTruth(file)
+            let boxes = try PlateScoring.readBoxes(file)
             for name in images {
                 add(name, rows[name].map { .plate($0) })
+                if rows[name] != nil, let box = boxes[name] { items[items.count - 1].plateBox = box }
             }
         case .seer:
             let file = folder + "/" + seerTruthFile

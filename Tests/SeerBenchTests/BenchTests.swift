@@ -273,6 +273,41 @@ enum BenchFixtures {
         #expect(all.expected == items.count && all.correct + all.wrong + all.missed == items.count)
         #expect(all.correct >= 1)
         #expect(all.withinOne >= all.correct)
+        // Every plate photo has an outcome; the exact ones are the ones scored correct.
+        #expect(items.allSatisfy { $0.plateBox == [0, 0, 1, 1] })
+        #expect(report.photos.allSatisfy { $0.plateOutcome != nil })
+        #expect(report.photos.filter { $0.plateOutcome == .exact }.count == all.correct)
+        #expect(TextTables.render(report).contains("by outcome"))
+    }
+
+    /// A reading as the reader reports it: `text` at `box` with `confidence`, and its candidates.
+    static func reading(_ text: String, confidence: Double, box: [Double], candidates: [String] = []) throws -> PlateReading {
+        let candidateJSON = ([text] + candidates).map { "{\"text\":\"\($0)\",\"score\":0.5}" }.joined(separator: ",")
+        let json = """
+            {"text":"\(text)","confidence":\(confidence),"corners":[],"box":[\(box.map { "\($0)" }.joined(separator: ","))],
+            "characters":[],"candidates":[\(candidateJSON)]}
+            """
+        return try JSONDecoder().decode(PlateReading.self, from: Data(json.utf8))
+    }
+
+    @Test func plateOutcomesTakeTheFirstClassThatApplies() throws {
+        let plate: [Double] = [100, 100, 200, 50], elsewhere: [Double] = [400, 300, 100, 30]
+        func outcome(_ readings: [PlateReading], box: [Double]? = plate) -> PlateOutcome {
+            PlateOutcome.classify(truth: "ABC1234", box: box, readings: readings, minimumConfidence: 0.15)
+        }
+        #expect(outcome([try Self.reading("ABC1234", confidence: 0.9, box: plate)]) == .exact)
+        #expect(outcome([try Self.reading("ABC1284", confidence: 0.9, box: plate, candidates: ["ABC1234"])]) == .rightNotFirst)
+        #expect(outcome([try Self.reading("SALE50", confidence: 0.5, box: elsewhere), try Self.reading("ABC1234", confidence: 0.4, box: plate)]) == .rightNotFirst)
+        #expect(outcome([]) == .notFound)
+        #expect(outcome([try Self.reading("SALE50", confidence: 0.9, box: elsewhere)]) == .notFound)
+        #expect(outcome([try Self.reading("ABC1284", confidence: 0.1, box: plate)]) == .belowFloor)
+        // The right text under the floor is not read: it counts as found below the floor.
+        #expect(outcome([try Self.reading("ABC1234", confidence: 0.1, box: plate)]) == .belowFloor)
+        #expect(outcome([try Self.reading("SALE50", confidence: 0.9, box: elsewhere), try Self.reading("ABC1284", confidence: 0.5, box: plate)]) == .otherTextFirst)
+        #expect(outcome([try Self.reading("ABC12345", confidence: 0.9, box: plate)]) == .wrongLength)
+        #expect(outcome([try Self.reading("ABC1284", confidence: 0.9, box: plate)]) == .wrongCharacters)
+        // Without the plate's box every reading counts as on the plate.
+        #expect(outcome([try Self.reading("SALE50", confidence: 0.9, box: elsewhere)], box: nil) == .wrongLength)
     }
 
     @Test func seerTruthFile() throws {

@@ -222,23 +222,9 @@ for set in sets {
             }
             let overlaps = plates.contains(where: onPlate)
             if overlaps { found[k] += 1 }
-            // The failure classes of docs/plates.md, first that applies.
-            let failure: String
-            if top == truth {
-                failure = "exact"
-            } else if plates.contains(where: { $0.text == truth }) || plates.first?.candidates.contains(where: { $0.text == truth }) == true {
-                failure = "right, not first"
-            } else if !all.contains(where: { onPlate($0.reading) }) {
-                failure = "not found"
-            } else if !overlaps {
-                failure = "found, below floor"
-            } else if let first = plates.first, !onPlate(first) {
-                failure = "other text first"
-            } else if top.count != truth.count {
-                failure = "wrong length"
-            } else {
-                failure = "wrong characters"
-            }
+            let failure = PlateOutcome.classify(
+                truth: truth, box: [x, y, w, h], readings: all.map(\.reading), minimumConfidence: r.reader.options.minimumConfidence
+            ).rawValue
             failures[k][failure, default: 0] += 1
             if verbose {
                 print("\(set) \(r.name) \(f[0]) truth=\(truth) top=\(top) \(top == truth ? "OK" : "--") found=\(overlaps) cands=\(plates.first?.candidates.map(\.text) ?? []) all=\(plates.map(\.text)) \(Int(times[k].last!))ms")
@@ -253,7 +239,7 @@ for set in sets {
         print("| \(set) | \(splitPart) | \(auto ? "auto" : set) | \(r.name) | \(n) | \(pct(exact[k])) | \(pct(top5[k])) | \(pct(found[k])) | \(String(format: "%.0f", t[t.count / 2])) | \(String(format: "%.0f", t.reduce(0, +) / Double(t.count))) | \(String(format: "%.0f", c[c.count / 2])) | \(String(format: "%.0f", c.reduce(0, +) / Double(c.count))) |")
     }
 }
-let classes = ["exact", "right, not first", "not found", "found, below floor", "other text first", "wrong length", "wrong characters"]
+let classes = PlateOutcome.allCases.map(\.rawValue)
 print("")
 print("| set | recogniser | n | " + classes.joined(separator: " | ") + " |")
 print("|---|---|---|" + classes.map { _ in "---|" }.joined())
