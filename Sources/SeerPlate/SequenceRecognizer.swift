@@ -127,33 +127,41 @@ public struct SequenceRecognizer: Sendable {
     }
 
     /// One layer: convolution (zero padding), then ReLU and max-pooling where the layer has them.
+    /// The convolution is a matrix product: the input's patches are laid out one row per weight
+    /// (input plane, ky, kx; zero outside the input) and one column per output pixel, and each
+    /// output plane is its bias plus its weights times those rows, computed four planes by eight
+    /// pixels at a time in registers.
     private static func apply(_ layer: Layer, _ input: [Float], height h: Int, width w: Int) -> ([Float], Int, Int) {
         let ho = h + 2 * layer.padY - layer.kh + 1, wo = w + 2 * layer.padX - layer.kw + 1
-        var out = [Float](repeating: 0, count: layer.outputs * ho * wo)
+        let n = ho * wo, k = layer.inputs * layer.kh * layer.kw
+        var patches = [Float](repeating: 0, count: k * n)
         input.withUnsafeBufferPointer { src in
-            layer.weights.withUnsafeBufferPointer { wt in
-                out.withUnsafeMutableBufferPointer { dst in
-                    for o in 0..<layer.outputs {
-                        let base = o * ho * wo
-                        let b = layer.bias[o]
-                        for k in 0..<(ho * wo) { dst[base + k] = b }
-                        for i in 0..<layer.inputs {
-                            let plane = i * h * w
-                            for ky in 0..<layer.kh {
-                                for kx in 0..<layer.kw {
-                                    let wv = wt[((o * layer.inputs + i) * layer.kh + ky) * layer.kw + kx]
-                                    let dx = kx - layer.padX
-                                    let xStart = max(0, -dx), xEnd = min(wo, w - dx)
-                                    guard xEnd > xStart else { continue }
-                                    for y in 0..<ho {
-                                        let sy = y + ky - layer.padY
-                                        guard sy >= 0, sy < h else { continue }
-                                        let d = base + y * wo, s = plane + sy * w + dx
-                                        for x in xStart..<xEnd { dst[d + x] += wv * src[s + x] }
-                                    }
-                                }
+            patches.withUnsafeMutableBufferPointer { dst in
+                var row = 0
+                for i in 0..<layer.inputs {
+                    for ky in 0..<layer.kh {
+                        for kx in 0..<layer.kw {
+                            defer { row += 1 }
+                            let dx = kx - layer.padX
+                            let xStart = max(0, -dx), xEnd = min(wo, w - dx)
+                            guard xEnd > xStart else { continue }
+                            for y in 0..<ho {
+                                let sy = y + ky - layer.padY
+                                guard sy >= 0, sy < h else { continue }
+                                let d = row * n + y * wo, s = (i * h + sy) * w + dx
+                                for x in xStart..<xEnd { dst[d + x] = src[s + x] }
                             }
                         }
+                    }
+                }
+            }
+        }
+        var out = [Float](repeating: 0, count: layer.outputs * n)
+        patches.withUnsafeBufferPointer { a in
+            layer.weights.withUnsafeBufferPointer { wt in
+                layer.bias.withUnsafeBufferPointer { bias in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        Self.multiply(a.baseAddress!, wt.baseAddress!, bias.baseAddress!, dst.baseAddress!, outputs: layer.outputs, k: k, n: n)
                     }
                 }
             }
@@ -182,6 +190,48 @@ public struct SequenceRecognizer: Sendable {
             }
         }
         return (pooled, hp, wp)
+    }
+
+    /// `out[o][t] = bias[o] + Σ_r weights[o][r] · a[r][t]` for `outputs` × `n` outputs, `k` terms:
+    /// blocks of four outputs by eight columns kept in registers, the rest one by one.
+    private static func multiply(
+        _ a: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        outputs: Int, k: Int, n: Int
+    ) {
+        let n8 = n / 8 * 8
+        var o = 0
+        while o + 4 <= outputs {
+            let w0 = weights + o * k, w1 = w0 + k, w2 = w1 + k, w3 = w2 + k
+            var t = 0
+            while t < n8 {
+                var s0 = SIMD8<Float>(repeating: bias[o]), s1 = SIMD8<Float>(repeating: bias[o + 1])
+                var s2 = SIMD8<Float>(repeating: bias[o + 2]), s3 = SIMD8<Float>(repeating: bias[o + 3])
+                for r in 0..<k {
+                    let v = UnsafeRawPointer(a + r * n + t).loadUnaligned(as: SIMD8<Float>.self)
+                    s0 += w0[r] * v
+                    s1 += w1[r] * v
+                    s2 += w2[r] * v
+                    s3 += w3[r] * v
+                }
+                UnsafeMutableRawPointer(out + o * n + t).storeBytes(of: s0, as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(out + (o + 1) * n + t).storeBytes(of: s1, as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(out + (o + 2) * n + t).storeBytes(of: s2, as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(out + (o + 3) * n + t).storeBytes(of: s3, as: SIMD8<Float>.self)
+                t += 8
+            }
+            o += 4
+        }
+        // What the blocks left: whole planes past the last four, and the last columns of the others.
+        for p in 0..<outputs {
+            let from = p < o ? n8 : 0
+            guard from < n else { continue }
+            let wp = weights + p * k
+            for t in from..<n {
+                var sum = bias[p]
+                for r in 0..<k { sum += wp[r] * a[r * n + t] }
+                out[p * n + t] = sum
+            }
+        }
     }
 
     /// A reading as positions for the candidate search: CTC's best path (the likeliest class per
