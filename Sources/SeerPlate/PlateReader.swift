@@ -37,6 +37,10 @@ public final class PlateReader: Sendable {
         /// readers read the same number of characters (``Recognizer/combined``), 0–1; with
         /// ``Recognizer/rescored``, the exponent its likelihood ratio is raised to.
         public var sequenceWeight = 0.5
+        /// The sequence recogniser used by every mode but ``Recognizer/glyphs``; nil: the model
+        /// shipped with Seer (``SequenceRecognizer/standard``). Another model's weights can be
+        /// loaded with ``SequenceRecognizer/init(contentsOf:)``, e.g. to measure a new training run.
+        public var sequenceRecognizer: SequenceRecognizer? = nil
 
         /// Creates options; every parameter has the documented default.
         public init(
@@ -518,7 +522,7 @@ public final class PlateReader: Sendable {
         let search = CandidateSearch(grammar: grammar)
         let limit = max(options.candidates, 8)
         var positions = Self.combine(tesseract, classified, glyphs)
-        if options.recognizer == .sequence || options.recognizer == .combined, let recognizer = SequenceRecognizer.standard {
+        if options.recognizer == .sequence || options.recognizer == .combined, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
             let sequence = recognizer.read(rect.image).positions
             if options.recognizer == .sequence {
                 positions = sequence
@@ -549,7 +553,7 @@ public final class PlateReader: Sendable {
             candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
                 .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
         }
-        if options.recognizer == .rescored, candidates.count > 1, let recognizer = SequenceRecognizer.standard {
+        if options.recognizer == .rescored, candidates.count > 1, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
             candidates = Self.rescore(candidates, by: recognizer, columns: recognizer.columns(rect.image), weight: options.sequenceWeight)
         }
         guard let top = candidates.first, top.text.count >= 2 else { return nil }

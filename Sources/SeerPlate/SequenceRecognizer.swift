@@ -35,6 +35,13 @@ public struct SequenceRecognizer: Sendable {
     /// The model shipped with Seer, or nil if its data is unreadable (a build error caught by tests).
     public static let standard: SequenceRecognizer? = SequenceRecognizer(bytes: PackageResources.plate_ctc_spr)
 
+    /// Loads a model written by `scripts/plate-ocr/train.py` from a file; nil when the file cannot be
+    /// read or is not such a model (see ``init(bytes:)``).
+    public init?(contentsOf path: String) {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        self.init(bytes: [UInt8](data))
+    }
+
     /// Parses the format written by `scripts/plate-ocr/train.py`: the ASCII magic `SPR1`,
     /// little-endian Int32 `height c1 c2 c3 c4 head classes`, the class characters (one byte each,
     /// the blank first), then Float32 weights and biases layer by layer in PyTorch's order. Nil when

@@ -30,6 +30,55 @@ import Testing
         #expect(String(model.classes) == "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
     }
 
+    @Test func weightsLoadFromAFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("seer-\(UUID().uuidString).spr").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(PackageResources.plate_ctc_spr).write(to: URL(fileURLWithPath: path))
+        let model = try #require(SequenceRecognizer(contentsOf: path))
+        #expect(model.classes == SequenceRecognizer.standard?.classes)
+        #expect(SequenceRecognizer(contentsOf: path + ".missing") == nil)
+        try Data("not a model".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(SequenceRecognizer(contentsOf: path) == nil)
+    }
+
+    /// A model of the smallest shape with the classes blank, A and B (its weights are never run:
+    /// only its classes matter to ``SequenceRecognizer/logLikelihood(of:columns:)``).
+    static func twoClassModel() throws -> SequenceRecognizer {
+        var bytes = [UInt8]("SPR1".utf8)
+        for v: Int32 in [32, 1, 1, 1, 1, 1, 3] { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+        bytes += [UInt8]("-AB".utf8)
+        bytes += [UInt8](repeating: 0, count: 4 * (4 * 10 + 7 + 6))
+        return try #require(SequenceRecognizer(bytes: bytes))
+    }
+
+    /// CTC's probability of a text is the sum over every column path that collapses to it (repeats
+    /// merged, then blanks dropped): checked against all 3⁴ paths of four columns.
+    @Test func ctcLikelihoodSumsEveryAlignment() throws {
+        let model = try Self.twoClassModel()
+        let columns: [[Float]] = [[0.2, 0.7, 0.1], [0.5, 0.3, 0.2], [0.1, 0.2, 0.7], [0.6, 0.1, 0.3]]
+        var expected: [String: Double] = [:]
+        for code in 0..<81 {
+            var path: [Int] = [], c = code
+            for _ in 0..<4 { path.append(c % 3); c /= 3 }
+            var text = "", previous = -1
+            for k in path {
+                if k != previous && k != 0 { text.append(k == 1 ? "A" : "B") }
+                previous = k
+            }
+            expected[text, default: 0] += path.enumerated().map { Double(columns[$0.offset][$0.element]) }.reduce(1, *)
+        }
+        for text in ["", "A", "B", "AB", "BA", "AA", "ABA", "ABAB"] {
+            let got = model.logLikelihood(of: text, columns: columns)
+            if let p = expected[text] {
+                #expect(abs(exp(got) - p) < 1e-9, "\(text): \(exp(got)) against \(p)")
+            } else {
+                #expect(got == -.infinity, "\(text)")
+            }
+        }
+        #expect(model.logLikelihood(of: "AC", columns: columns) == -.infinity)
+        #expect(model.logLikelihood(of: "AB", columns: []) == -.infinity)
+    }
+
     @Test func truncatedWeightsAreRefused() {
         let bytes = PackageResources.plate_ctc_spr
         #expect(SequenceRecognizer(bytes: Array(bytes.dropLast(4))) == nil)

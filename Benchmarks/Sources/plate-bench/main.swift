@@ -2,7 +2,7 @@
 //
 //     swift build -c release --package-path Benchmarks --product plate-bench
 //     Benchmarks/.build/release/plate-bench [DATA_DIR] [--sets us,eu,br] [--part tune|check|all] [--auto]
-//         [--recognizers glyphs,sequence,combined] [--sequence-weight W] [--verbose]
+//         [--recognizers glyphs,sequence,combined,rescored] [--sequence-weight W] [--sequence-model FILE.spr] [--verbose]
 //
 // DATA_DIR defaults to ../shared/testdata/plates (or $SEER_PLATES_DATA). When the folder is absent
 // the command says so and exits 0. Per set and recogniser (each photo is decoded once and read by
@@ -59,6 +59,16 @@ if let i = arguments.firstIndex(of: "--recognizers"), i + 1 < arguments.count {
         print("plate-bench: --recognizers takes glyphs, sequence, combined, rescored")
         exit(64)
     }
+}
+// `--sequence-model FILE`: the sequence recogniser's weights from FILE instead of the shipped ones.
+var sequenceModel: SequenceRecognizer?
+if let i = arguments.firstIndex(of: "--sequence-model"), i + 1 < arguments.count {
+    guard let model = SequenceRecognizer(contentsOf: arguments[i + 1]) else {
+        print("plate-bench: \(arguments[i + 1]) is not a sequence recogniser's weights")
+        exit(64)
+    }
+    sequenceModel = model
+    arguments.removeSubrange(i...(i + 1))
 }
 var sequenceWeight: Double?
 if let i = arguments.firstIndex(of: "--sequence-weight"), i + 1 < arguments.count {
@@ -153,7 +163,7 @@ func part(of name: String) -> String {
 }
 
 if timeRecognizer {
-    guard let recognizer = SequenceRecognizer.standard else {
+    guard let recognizer = sequenceModel ?? SequenceRecognizer.standard else {
         print("plate-bench: no sequence recogniser")
         exit(1)
     }
@@ -182,6 +192,7 @@ do {
     for r in recognizers {
         var options = PlateReader.Options(recognizer: r)
         if let w = sequenceWeight { options.sequenceWeight = w }
+        options.sequenceRecognizer = sequenceModel
         readers.append((r.rawValue, try PlateReader(options: options)))
     }
 } catch {
