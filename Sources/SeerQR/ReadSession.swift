@@ -132,6 +132,7 @@ struct ReadSession {
             if wantsLinear, !outOfTime { readAcrossPatches() }
             readAztec()
             readDataMatrix()
+            readDMRE()
             readPDF417()
             if options.symbologies.contains(.microqr) { readMicroQR() }
         }
