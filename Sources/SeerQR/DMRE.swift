@@ -231,129 +231,258 @@ struct DMRELocator {
         var runs: [(y: Int32, x0: Int32, x1: Int32)] = []
         var count = 0.0
         var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+        var centre: Point { Point(x: sx / count, y: sy / count) }
     }
 
     /// The outlines (four corners in order around) of dark regions shaped like a DMRE symbol, largest
     /// first, at most `limit`.
-    func candidates(limit: Int = 8, minimumSide: Double = 9) -> [[Point]] {
+    func candidates(limit: Int = 8, minimumSide: Double = 9, log: ((String) -> Void)? = nil) -> [[Point]] {
+        let t0 = log == nil ? 0 : ReadSession.cpuMilliseconds()
         let w = bin.width, h = bin.height
         guard w >= 16, h >= 8 else { return [] }
-        var runY: [Int32] = [], runX0: [Int32] = [], runX1: [Int32] = []
-        var parent: [Int32] = []
-        func find(_ i: Int32) -> Int32 {
+        // Dark runs row by row, joined into eight-connected regions (union–find over runs), in
+        // buffers of the most runs the image can hold.
+        let capacity = (w + 1) / 2 * h
+        let runY = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let runX0 = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let runX1 = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let parent = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        defer {
+            runY.deallocate()
+            runX0.deallocate()
+            runX1.deallocate()
+            parent.deallocate()
+        }
+        @inline(__always) func find(_ i: Int32) -> Int32 {
             var i = i
             while parent[Int(i)] != i {
-                parent[Int(i)] = parent[Int(parent[Int(i)])]
-                i = parent[Int(i)]
+                let up = parent[Int(parent[Int(i)])]
+                parent[Int(i)] = up
+                i = up
             }
             return i
         }
+        var runs = 0
         bin.bits.withUnsafeBufferPointer { bits in
+            guard let base = bits.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
             var previousStart = 0, previousEnd = 0
             for y in 0..<h {
-                let rowStart = runY.count
-                let line = y * w
+                let rowStart = runs
+                let line = base + y * w, lineRaw = raw + y * w
                 var x = 0
                 while x < w {
-                    if bits[line + x] == 0 {
-                        x += 1
-                        continue
+                    // Eight pixels at a time (the pixels are bytes 0 or 1): the first dark one is the
+                    // word's lowest set byte, the first light one after it the lowest set byte of the
+                    // word flipped.
+                    while x + 8 <= w {
+                        let v = UInt64(littleEndian: lineRaw.loadUnaligned(fromByteOffset: x, as: UInt64.self))
+                        if v == 0 {
+                            x += 8
+                        } else {
+                            x += v.trailingZeroBitCount >> 3
+                            break
+                        }
                     }
+                    while x < w && line[x] == 0 { x += 1 }
+                    guard x < w else { break }
                     let x0 = x
-                    while x < w && bits[line + x] != 0 { x += 1 }
-                    let index = Int32(runY.count)
-                    runY.append(Int32(y))
-                    runX0.append(Int32(x0))
-                    runX1.append(Int32(x))
-                    parent.append(index)
+                    while x + 8 <= w {
+                        let v = UInt64(littleEndian: lineRaw.loadUnaligned(fromByteOffset: x, as: UInt64.self)) ^ 0x0101_0101_0101_0101
+                        if v == 0 {
+                            x += 8
+                        } else {
+                            x += v.trailingZeroBitCount >> 3
+                            break
+                        }
+                    }
+                    while x < w && line[x] != 0 { x += 1 }
+                    let index = Int32(runs)
+                    runY[runs] = Int32(y)
+                    runX0[runs] = Int32(x0)
+                    runX1[runs] = Int32(x)
+                    parent[runs] = index
+                    runs += 1
                     // Eight-connected to the runs above that overlap [x0 − 1, x].
                     var j = previousStart
                     while j < previousEnd && Int(runX1[j]) < x0 { j += 1 }
+                    var root = index
                     while j < previousEnd && Int(runX0[j]) <= x {
-                        let a = find(index), b = find(Int32(j))
-                        if a != b { parent[Int(max(a, b))] = min(a, b) }
+                        let other = find(Int32(j))
+                        if other != root {
+                            let (low, high) = other < root ? (other, root) : (root, other)
+                            parent[Int(high)] = low
+                            root = low
+                        }
                         j += 1
                     }
+                    if j - 1 > previousStart { previousStart = j - 1 }
                 }
                 previousStart = rowStart
-                previousEnd = runY.count
+                previousEnd = runs
             }
         }
-        // Moments by root.
-        var blobIndex = [Int32](repeating: -1, count: parent.count)
-        var blobs: [Blob] = []
-        for i in 0..<parent.count {
-            let root = Int(find(Int32(i)))
-            var b = Int(blobIndex[root])
-            if b < 0 {
-                b = blobs.count
-                blobIndex[root] = Int32(b)
-                blobs.append(Blob())
+        let t1 = log == nil ? 0 : ReadSession.cpuMilliseconds()
+        // Pixels, runs and bounds by region (integers); moments only for regions that could be a
+        // symbol: big enough (the shortest DMRE side, 36 modules, at 1.5 pixels or more), and with more runs than one and a half times its long side has pixels
+        // (a symbol of R rows crosses each pixel row in about R / 4 runs per module row, two or
+        // more; a solid blot or a line of text in far fewer).
+        let blobOf = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, runs))
+        blobOf.initialize(repeating: -1, count: max(1, runs))
+        defer { blobOf.deallocate() }
+        var pixels: [Int] = [], runCount: [Int] = [], minX: [Int32] = [], maxX: [Int32] = [], minY: [Int32] = [], maxY: [Int32] = []
+        pixels.reserveCapacity(runs)
+        runCount.reserveCapacity(runs)
+        minX.reserveCapacity(runs)
+        maxX.reserveCapacity(runs)
+        minY.reserveCapacity(runs)
+        maxY.reserveCapacity(runs)
+        do {
+            for i in 0..<runs {
+                let root = Int(find(Int32(i)))
+                var b = Int(blobOf[root])
+                if b < 0 {
+                    b = pixels.count
+                    blobOf[root] = Int32(b)
+                    pixels.append(0)
+                    runCount.append(0)
+                    minX.append(runX0[i])
+                    maxX.append(runX1[i])
+                    minY.append(runY[i])
+                    maxY.append(runY[i])
+                }
+                blobOf[i] = Int32(b)
+                pixels[b] += Int(runX1[i] - runX0[i])
+                runCount[b] += 1
+                if runX0[i] < minX[b] { minX[b] = runX0[i] }
+                if runX1[i] > maxX[b] { maxX[b] = runX1[i] }
+                maxY[b] = runY[i]
             }
+        }
+        let least = Int(minimumSide * minimumSide * 1.5 * 0.3)
+        var plausible = [Int32](repeating: -1, count: pixels.count)
+        var moments: [Blob] = []
+        for b in 0..<pixels.count where pixels[b] >= least {
+            let bw = Int(maxX[b] - minX[b]), bh = Int(maxY[b] - minY[b]) + 1
+            guard Double(min(bw, bh)) >= minimumSide * 0.7, Double(max(bw, bh)) >= 4 * minimumSide, 2 * runCount[b] >= 3 * max(bw, bh) else { continue }
+            plausible[b] = Int32(moments.count)
+            moments.append(Blob())
+        }
+        for i in 0..<runs {
+            let m = Int(plausible[Int(blobOf[i])])
+            guard m >= 0 else { continue }
             let y = Double(runY[i]) + 0.5, x0 = Double(runX0[i]), x1 = Double(runX1[i])
             let n = x1 - x0
             // Pixel centres x0 + 0.5 … x1 − 0.5.
             let sumX = n * (x0 + x1) / 2
-            let sumXX = (x1 * x1 * x1 - x0 * x0 * x0) / 3 - n / 12
-            blobs[b].count += n
-            blobs[b].sx += sumX
-            blobs[b].sy += n * y
-            blobs[b].sxx += sumXX
-            blobs[b].syy += n * y * y
-            blobs[b].sxy += y * sumX
-            blobs[b].runs.append((runY[i], runX0[i], runX1[i]))
+            moments[m].count += n
+            moments[m].sx += sumX
+            moments[m].sy += n * y
+            moments[m].sxx += (x1 * x1 * x1 - x0 * x0 * x0) / 3 - n / 12
+            moments[m].syy += n * y * y
+            moments[m].sxy += y * sumX
         }
-        var shaped: [(area: Double, corners: [Point])] = []
-        for (index, b) in blobs.enumerated() where b.count >= minimumSide * minimumSide * 1.5 * 0.3 {
-            let mx = b.sx / b.count, my = b.sy / b.count
-            let cxx = b.sxx / b.count - mx * mx, cyy = b.syy / b.count - my * my, cxy = b.sxy / b.count - mx * my
+        let blobIndex = (0..<pixels.count).filter { plausible[$0] >= 0 }
+        let count = moments.map(\.count), sx = moments.map(\.sx), sy = moments.map(\.sy)
+        let sxx = moments.map(\.sxx), syy = moments.map(\.syy), sxy = moments.map(\.sxy)
+        func blob(_ b: Int) -> Blob { moments[b] }
+        // Regions of the right shape.
+        struct Shaped {
+            var index: Int
+            var area: Double
+            var width: Double
+            var axis: Point
+        }
+        var shaped: [Shaped] = []
+        for b in 0..<count.count {
+            let n = count[b]
+            let mx = sx[b] / n, my = sy[b] / n
+            let cxx = sxx[b] / n - mx * mx, cyy = syy[b] / n - my * my, cxy = sxy[b] / n - mx * my
             let tr = cxx + cyy, det = cxx * cyy - cxy * cxy
             let disc = max(0, tr * tr / 4 - det).squareRoot()
             let l1 = tr / 2 + disc, l2 = max(0, tr / 2 - disc)
             // A uniformly covered rectangle of L × W has variances L²/12 and W²/12.
             let length = (12 * l1).squareRoot(), width = (12 * l2).squareRoot()
             guard width >= minimumSide, length >= 1.4 * width, length <= 24 * width else { continue }
-            let fill = b.count / (length * width)
+            let fill = n / (length * width)
             guard fill >= 0.3, fill <= 0.9 else { continue }
             let angle = 0.5 * atan2(2 * cxy, cxx - cyy)
-            let axis = Point(x: cos(angle), y: sin(angle))
-            // A clock track's dark module may touch no other dark module: small regions just outside
-            // the region's extent (by up to 0.7 of the largest module a DMRE symbol of this width
-            // can have, its width over 8 rows) belong to it.
-            let across = Point(x: -axis.y, y: axis.x)
-            var lowU = Double.infinity, highU = -Double.infinity, lowV = Double.infinity, highV = -Double.infinity
-            for r in b.runs {
-                let y = Double(r.y) + 0.5 - my
-                for x in [Double(r.x0) - mx, Double(r.x1) - mx] {
+            shaped.append(Shaped(index: b, area: length * width, width: width, axis: Point(x: cos(angle), y: sin(angle))))
+        }
+        let t2 = log == nil ? 0 : ReadSession.cpuMilliseconds()
+        log?("dmre: \(runs) runs in \(t1 - t0) ms, \(pixels.count) regions (\(moments.count) plausible) in \(t2 - t1) ms, \(shaped.count) shaped")
+        guard !shaped.isEmpty else { return [] }
+        shaped.sort { $0.area > $1.area }
+        shaped = Array(shaped.prefix(limit))
+        // The runs of the chosen regions (slot k: shaped[k]) and of the small regions near them.
+        var slot = [Int32](repeating: -1, count: pixels.count)
+        for (k, c) in shaped.enumerated() { slot[blobIndex[c.index]] = Int32(k) }
+        var runsOf = [[(y: Int32, x0: Int32, x1: Int32)]](repeating: [], count: shaped.count)
+        for i in 0..<runs {
+            let k = Int(slot[Int(blobOf[i])])
+            if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
+        }
+        var extents: [(lowU: Double, highU: Double, lowV: Double, highV: Double)] = []
+        for (k, c) in shaped.enumerated() {
+            let centre = blob(c.index).centre, axis = c.axis, across = Point(x: -axis.y, y: axis.x)
+            var e = (lowU: Double.infinity, highU: -Double.infinity, lowV: Double.infinity, highV: -Double.infinity)
+            for r in runsOf[k] {
+                let y = Double(r.y) + 0.5 - centre.y
+                for x in [Double(r.x0) - centre.x, Double(r.x1) - centre.x] {
                     let u = x * axis.x + y * axis.y, v = x * across.x + y * across.y
-                    lowU = min(lowU, u)
-                    highU = max(highU, u)
-                    lowV = min(lowV, v)
-                    highV = max(highV, v)
+                    e = (min(e.lowU, u), max(e.highU, u), min(e.lowV, v), max(e.highV, v))
                 }
             }
-            let largestModule = width / 8, margin = 0.7 * largestModule
-            var merged = b
-            for (other, o) in blobs.enumerated() where other != index && o.count <= 4 * largestModule * largestModule {
-                let x = o.sx / o.count - mx, y = o.sy / o.count - my
-                let u = x * axis.x + y * axis.y, v = x * across.x + y * across.y
-                guard u > lowU - margin, u < highU + margin, v > lowV - margin, v < highV + margin else { continue }
-                merged.runs += o.runs
-            }
-            guard let corners = Self.outline(merged, centre: Point(x: mx, y: my), axis: axis) else { continue }
-            shaped.append((length * width, corners))
+            extents.append(e)
         }
-        shaped.sort { $0.area > $1.area }
-        return shaped.prefix(limit).map(\.corners)
+        // A clock track's dark module may touch no other dark module: small regions just outside a
+        // region's extent (by up to 0.7 of the largest module a DMRE symbol of its width can have,
+        // the width over 8 rows) belong to it.
+        var joined = [Int32](repeating: -1, count: pixels.count)
+        var anyJoined = false
+        for b in 0..<pixels.count where slot[b] < 0 {
+            for (k, c) in shaped.enumerated() {
+                let largest = c.width / 8
+                guard Double(pixels[b]) <= 4 * largest * largest else { continue }
+                let centre = blob(c.index).centre, axis = c.axis, across = Point(x: -axis.y, y: axis.x)
+                let x = Double(minX[b] + maxX[b]) / 2 - centre.x, y = Double(minY[b] + maxY[b] + 1) / 2 - centre.y
+                let u = x * axis.x + y * axis.y, v = x * across.x + y * across.y
+                let e = extents[k], margin = 0.7 * largest
+                guard u > e.lowU - margin, u < e.highU + margin, v > e.lowV - margin, v < e.highV + margin else { continue }
+                // The first (largest) region it lies beside takes it.
+                joined[b] = Int32(k)
+                anyJoined = true
+                break
+            }
+        }
+        if anyJoined {
+            for i in 0..<runs {
+                let k = Int(joined[Int(blobOf[i])])
+                if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
+            }
+        }
+        return shaped.enumerated().compactMap { k, c in
+            var b = blob(c.index)
+            b.runs = runsOf[k]
+            return Self.outline(b, centre: b.centre, axis: c.axis)
+        }
     }
 
     /// The four corners of a region's outline, in order around: the crossings of the lines of the
     /// longest hull edge on each of its four sides (along and across `axis`).
     static func outline(_ b: Blob, centre: Point, axis: Point) -> [Point]? {
-        var points: [Point] = []
-        points.reserveCapacity(b.runs.count * 4)
+        // The hull of the pixels' corners is that of each row's leftmost and rightmost.
+        guard let top = b.runs.map(\.y).min(), let bottom = b.runs.map(\.y).max() else { return nil }
+        var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
         for r in b.runs {
-            let y = Double(r.y), x0 = Double(r.x0), x1 = Double(r.x1)
+            let i = Int(r.y - top)
+            left[i] = min(left[i], r.x0)
+            right[i] = max(right[i], r.x1)
+        }
+        var points: [Point] = []
+        points.reserveCapacity(left.count * 4)
+        for i in 0..<left.count where left[i] <= right[i] {
+            let y = Double(Int(top) + i), x0 = Double(left[i]), x1 = Double(right[i])
             points += [Point(x: x0, y: y), Point(x: x1, y: y), Point(x: x0, y: y + 1), Point(x: x1, y: y + 1)]
         }
         let hull = convexHull(points)
@@ -449,6 +578,18 @@ struct DMRELocator {
                         guard ratio > 0.5, ratio < 2 else { continue }
                         let grid = [Point(x: 0, y: 0), Point(x: Double(s.columns), y: 0), Point(x: Double(s.columns), y: Double(s.rows)), Point(x: 0, y: Double(s.rows))]
                         guard let hm = Homography(from: grid, to: quad) else { continue }
+                        // First the finder alone, in the two-level image: its bottom row and left
+                        // column must be dark.
+                        var finderDark = 0, finderSamples = 0
+                        func finder(_ u: Double, _ v: Double) {
+                            let q = hm.apply(u, v)
+                            let x = Int(q.x.rounded(.down)), y = Int(q.y.rounded(.down))
+                            finderSamples += 1
+                            if x >= 0, y >= 0, x < bin.width, y < bin.height, bin.bits[y * bin.width + x] != 0 { finderDark += 1 }
+                        }
+                        for c in stride(from: 0, to: s.columns, by: max(1, s.columns / 24)) { finder(Double(c) + 0.5, Double(s.rows) - 0.5) }
+                        for r in stride(from: 0, to: s.rows, by: max(1, s.rows / 8)) { finder(0.5, Double(r) + 0.5) }
+                        guard Double(finderDark) >= 0.8 * Double(finderSamples) else { continue }
                         let fixed = DMRE.fixedModules[index]
                         var values = [Double](repeating: 0, count: fixed.count)
                         var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
@@ -521,16 +662,18 @@ extension ReadSession {
     mutating func readDMRE() {
         guard wantsDataMatrix, !outOfTime, let (image, scale) = level(.reduced) else { return }
         let started = elapsedMs
-        let bin = binarize(image, .local)
+        guard let bin = reducedLocalBinary() else { return }
         let locator = DMRELocator(gray: image, bin: bin)
-        let candidates = locator.candidates()
+        let logger = self.logger
+        let t0 = elapsedMs
+        let candidates = locator.candidates(log: debug ? { logger.trace("\($0)") } : nil)
+        if debug { debugLog("dmre: binarised in \(t0 - started) ms") }
         if debug { debugLog("dmre: \(candidates.count) candidates on \(image.width)x\(image.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
         for outline in candidates {
             if outOfTime { break }
             let centre = Point(
                 x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
             if found.contains(where: { $0.raw.symbology == .datamatrix && $0.contains(centre) }) { continue }
-            let logger = self.logger
             guard let read = locator.read(outline, log: debug ? { logger.trace("\($0)") } : nil) else { continue }
             if debug {
                 debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
