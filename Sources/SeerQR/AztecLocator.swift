@@ -553,7 +553,7 @@ extension ReadSession {
         for binarization in binarizations {
             if outOfTime { break }
             let t0 = elapsedMs
-            let bin = binarize(source, binarization)
+            let bin = factor == 1 && binarization == .local ? (reducedLocalBinary() ?? binarize(source, binarization)) : binarize(source, binarization)
             let t1 = elapsedMs
             var reader = AztecReader(bin: bin)
             if debug {

@@ -43,6 +43,8 @@ struct ReadSession {
     var zbarScans: Set<String> = []
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
+    /// The reduced level under the local threshold, once made (the Aztec and DMRE searches share it).
+    var reducedLocal: BinaryImage?
     /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes, whose finder it finds.
     var wantsQR: Bool { options.symbologies.contains(.qr) || options.symbologies.contains(.microqr) }
     var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
@@ -132,6 +134,7 @@ struct ReadSession {
             if wantsLinear, !outOfTime { readAcrossPatches() }
             readAztec()
             readDataMatrix()
+            readDMRE()
             readPDF417()
             if options.symbologies.contains(.microqr) { readMicroQR() }
         }
@@ -291,6 +294,15 @@ struct ReadSession {
             made = (Imaging.upscaled(work, by: factor), (1 / Double(factor), 1 / Double(factor)))
         }
         levels[level] = made
+        return made
+    }
+
+    /// The reduced level under the local threshold (``binarize(_:_:side:)`` with `.local`), made once.
+    mutating func reducedLocalBinary() -> BinaryImage? {
+        if let made = reducedLocal { return made }
+        guard let (image, _) = level(.reduced) else { return nil }
+        let made = binarize(image, .local)
+        reducedLocal = made
         return made
     }
 

@@ -1,0 +1,688 @@
+import Foundation
+import SeerImage
+
+/// DataMatrix Rectangular Extension (DMRE, ISO/IEC 21471): ECC 200 symbols in eighteen rectangular
+/// sizes besides the six of ISO/IEC 16022, which libdmtx does not know. Their modules are placed, and
+/// their codewords checked and decoded, exactly as ECC 200's; only the sizes and the data regions
+/// differ.
+enum DMRE {
+    /// One DMRE size: the symbol's modules, the size of each data region inside its own finder and
+    /// clock tracks, and the codewords (Table 7 of ISO/IEC 21471).
+    struct Size: Sendable, Equatable, CustomStringConvertible {
+        let rows: Int
+        let columns: Int
+        let regionRows: Int
+        let regionColumns: Int
+        let dataWords: Int
+        /// Error words of the whole symbol (every block has `errorWords / blocks`).
+        let errorWords: Int
+        let blocks: Int
+
+        var regionsDown: Int { rows / (regionRows + 2) }
+        var regionsAcross: Int { columns / (regionColumns + 2) }
+        /// The mapping matrix: the data regions side by side, without their finders and clocks.
+        var mappingRows: Int { regionsDown * regionRows }
+        var mappingColumns: Int { regionsAcross * regionColumns }
+        var totalWords: Int { dataWords + errorWords }
+        var description: String { "\(rows)x\(columns)" }
+
+        /// The symbol module (row, column) of mapping-matrix module (row, column).
+        func symbolModule(_ row: Int, _ column: Int) -> (Int, Int) {
+            (row / regionRows * (regionRows + 2) + 1 + row % regionRows,
+             column / regionColumns * (regionColumns + 2) + 1 + column % regionColumns)
+        }
+
+        /// Whether symbol module (row, column) belongs to a region's finder (its solid left column
+        /// and bottom row) or clock track (its alternating top row and right column), and if so
+        /// whether it is dark; nil for a data module.
+        func fixed(_ row: Int, _ column: Int) -> Bool? {
+            let h = regionRows + 2, w = regionColumns + 2
+            let r = row % h, c = column % w
+            if r == h - 1 || c == 0 { return true }
+            if r == 0 { return c % 2 == 0 }
+            if c == w - 1 { return r % 2 == 1 }
+            return nil
+        }
+
+        /// The data words of block `b`: blocks take the data words in turn.
+        func dataWords(ofBlock b: Int) -> Int { (dataWords - b + blocks - 1) / blocks }
+    }
+
+    /// The eighteen sizes, rows × columns, by their data region and codewords.
+    static let sizes: [Size] = [
+        Size(rows: 8, columns: 48, regionRows: 6, regionColumns: 22, dataWords: 18, errorWords: 15, blocks: 1),
+        Size(rows: 8, columns: 64, regionRows: 6, regionColumns: 14, dataWords: 24, errorWords: 18, blocks: 1),
+        Size(rows: 8, columns: 80, regionRows: 6, regionColumns: 18, dataWords: 32, errorWords: 22, blocks: 1),
+        Size(rows: 8, columns: 96, regionRows: 6, regionColumns: 22, dataWords: 38, errorWords: 28, blocks: 1),
+        Size(rows: 8, columns: 120, regionRows: 6, regionColumns: 18, dataWords: 49, errorWords: 32, blocks: 1),
+        Size(rows: 8, columns: 144, regionRows: 6, regionColumns: 22, dataWords: 63, errorWords: 36, blocks: 1),
+        Size(rows: 12, columns: 64, regionRows: 10, regionColumns: 14, dataWords: 43, errorWords: 27, blocks: 1),
+        Size(rows: 12, columns: 88, regionRows: 10, regionColumns: 20, dataWords: 64, errorWords: 36, blocks: 1),
+        Size(rows: 16, columns: 64, regionRows: 14, regionColumns: 14, dataWords: 62, errorWords: 36, blocks: 1),
+        Size(rows: 20, columns: 36, regionRows: 18, regionColumns: 16, dataWords: 44, errorWords: 28, blocks: 1),
+        Size(rows: 20, columns: 44, regionRows: 18, regionColumns: 20, dataWords: 56, errorWords: 34, blocks: 1),
+        Size(rows: 20, columns: 64, regionRows: 18, regionColumns: 14, dataWords: 84, errorWords: 42, blocks: 1),
+        Size(rows: 22, columns: 48, regionRows: 20, regionColumns: 22, dataWords: 72, errorWords: 38, blocks: 1),
+        Size(rows: 24, columns: 48, regionRows: 22, regionColumns: 22, dataWords: 80, errorWords: 41, blocks: 1),
+        Size(rows: 24, columns: 64, regionRows: 22, regionColumns: 14, dataWords: 108, errorWords: 46, blocks: 1),
+        Size(rows: 26, columns: 40, regionRows: 24, regionColumns: 18, dataWords: 70, errorWords: 38, blocks: 1),
+        Size(rows: 26, columns: 48, regionRows: 24, regionColumns: 22, dataWords: 90, errorWords: 42, blocks: 1),
+        Size(rows: 26, columns: 64, regionRows: 24, regionColumns: 14, dataWords: 118, errorWords: 50, blocks: 1),
+    ]
+
+    /// Each size's codeword placement over its mapping matrix (row by row): codeword × 8 + bit (0 the
+    /// most significant), or −1 for a module no codeword takes.
+    static let placements: [[Int]] = sizes.map { placement(rows: $0.mappingRows, columns: $0.mappingColumns) }
+
+    /// Each size's finder and clock modules: (row, column, dark).
+    static let fixedModules: [[(Int, Int, Bool)]] = sizes.map { s in
+        var list: [(Int, Int, Bool)] = []
+        for r in 0..<s.rows {
+            for c in 0..<s.columns {
+                if let dark = s.fixed(r, c) { list.append((r, c, dark)) }
+            }
+        }
+        return list
+    }
+
+    /// ECC 200's module placement (ISO/IEC 16022, Annex F) over a mapping matrix of `rows` ×
+    /// `columns`: codewords in the eight-module "utah" shape along diagonal sweeps, with the four
+    /// special corner shapes, and modules that cross an edge wrapping to the other side (ISO/IEC 21471
+    /// keeps the rules; two of its sizes need the wrap below the bottom row).
+    static func placement(rows nrow: Int, columns ncol: Int) -> [Int] {
+        var map = [Int](repeating: -1, count: nrow * ncol)
+        func module(_ row: Int, _ column: Int, _ word: Int, _ bit: Int) {
+            var row = row, column = column
+            if row < 0 {
+                row += nrow
+                column += 4 - ((nrow + 4) % 8)
+            }
+            if column < 0 {
+                column += ncol
+                row += 4 - ((ncol + 4) % 8)
+            }
+            // A mapping matrix of 8k rows whose columns leave 4 over a multiple of 8 (26x40, 26x48)
+            // wraps a module that crosses the left edge below the last row: it continues at the top.
+            if row >= nrow { row -= nrow }
+            guard row >= 0, row < nrow, column >= 0, column < ncol else { return }
+            map[row * ncol + column] = word * 8 + bit
+        }
+        func shape(_ cells: [(Int, Int)], _ word: Int) {
+            for (bit, cell) in cells.enumerated() { module(cell.0, cell.1, word, bit) }
+        }
+        func utah(_ r: Int, _ c: Int, _ word: Int) {
+            shape([(r - 2, c - 2), (r - 2, c - 1), (r - 1, c - 2), (r - 1, c - 1), (r - 1, c), (r, c - 2), (r, c - 1), (r, c)], word)
+        }
+        var word = 0, row = 4, column = 0
+        repeat {
+            if row == nrow && column == 0 {
+                shape([(nrow - 1, 0), (nrow - 1, 1), (nrow - 1, 2), (0, ncol - 2), (0, ncol - 1), (1, ncol - 1), (2, ncol - 1), (3, ncol - 1)], word)
+                word += 1
+            }
+            if row == nrow - 2 && column == 0 && ncol % 4 != 0 {
+                shape([(nrow - 3, 0), (nrow - 2, 0), (nrow - 1, 0), (0, ncol - 4), (0, ncol - 3), (0, ncol - 2), (0, ncol - 1), (1, ncol - 1)], word)
+                word += 1
+            }
+            if row == nrow - 2 && column == 0 && ncol % 8 == 4 {
+                shape([(nrow - 3, 0), (nrow - 2, 0), (nrow - 1, 0), (0, ncol - 2), (0, ncol - 1), (1, ncol - 1), (2, ncol - 1), (3, ncol - 1)], word)
+                word += 1
+            }
+            if row == nrow + 4 && column == 2 && ncol % 8 == 0 {
+                shape([(nrow - 1, 0), (nrow - 1, ncol - 1), (0, ncol - 3), (0, ncol - 2), (0, ncol - 1), (1, ncol - 3), (1, ncol - 2), (1, ncol - 1)], word)
+                word += 1
+            }
+            // Up and to the right.
+            repeat {
+                if row < nrow && column >= 0 && map[row * ncol + column] < 0 {
+                    utah(row, column, word)
+                    word += 1
+                }
+                row -= 2
+                column += 2
+            } while row >= 0 && column < ncol
+            row += 1
+            column += 3
+            // Down and to the left.
+            repeat {
+                if row >= 0 && column < ncol && map[row * ncol + column] < 0 {
+                    utah(row, column, word)
+                    word += 1
+                }
+                row += 2
+                column -= 2
+            } while row < nrow && column >= 0
+            row += 3
+            column += 1
+        } while row < nrow || column < ncol
+        return map
+    }
+
+    /// The codewords of a symbol of size `sizes[index]` from its modules (row by row, true = dark).
+    static func codewords(_ dark: [Bool], size index: Int) -> [UInt8] {
+        let s = sizes[index]
+        var words = [UInt8](repeating: 0, count: s.totalWords)
+        let map = placements[index]
+        for r in 0..<s.mappingRows {
+            for c in 0..<s.mappingColumns {
+                let v = map[r * s.mappingColumns + c]
+                guard v >= 0, v >> 3 < words.count else { continue }
+                let (sr, sc) = s.symbolModule(r, c)
+                if dark[sr * s.columns + sc] { words[v >> 3] |= UInt8(0x80 >> (v & 7)) }
+            }
+        }
+        return words
+    }
+
+    /// Corrects the blocks of `codewords` (data words then error words, interleaved), checks that
+    /// every syndrome is zero and decodes the data strictly; nil when any block is beyond correction
+    /// or the data does not decode.
+    static func decode(_ codewords: [UInt8], size s: Size) -> (stream: DataMatrixStream, codewords: [UInt8], corrected: Int)? {
+        guard codewords.count == s.totalWords, s.errorWords % s.blocks == 0 else { return nil }
+        var words = codewords
+        let perBlock = s.errorWords / s.blocks
+        var corrected = 0
+        for b in 0..<s.blocks {
+            let dataIndices = (0..<s.dataWords(ofBlock: b)).map { b + $0 * s.blocks }
+            let errorIndices = (0..<perBlock).map { s.dataWords + b + $0 * s.blocks }
+            let indices = dataIndices + errorIndices
+            var block = indices.map { Int(words[$0]) }
+            guard let n = FieldReedSolomon.correct(&block, checkCount: perBlock, field: .gf256) else { return nil }
+            corrected += n
+            for (i, index) in indices.enumerated() { words[index] = UInt8(block[i]) }
+        }
+        let sizes = (0..<s.blocks).map { s.dataWords(ofBlock: $0) }
+        guard DataMatrixCheck.isValid(words, dataWords: s.dataWords, errorWordsPerBlock: perBlock, dataSizes: sizes),
+            case .success(let stream) = DataMatrixStream.decode(Array(words[0..<s.dataWords]))
+        else { return nil }
+        return (stream, words, corrected)
+    }
+}
+
+/// One DMRE symbol read: its data, its size and its outline (top-left, top-right, bottom-right,
+/// bottom-left as the symbol reads; the finder's corner is the bottom-left).
+struct DMRERead {
+    var stream: DataMatrixStream
+    var codewords: [UInt8]
+    var size: DMRE.Size
+    var corners: [Point]
+    /// Pixels per module.
+    var module: Double
+}
+
+/// Finds and reads DMRE symbols in a grey image and its two-level version.
+///
+/// A symbol's dark modules touch each other through its finder, so it is one connected region of
+/// dark pixels; regions that are elongated like a DMRE symbol (its columns 1.5 to 18 times its
+/// rows), about half dark and big enough are outlined by their convex hull. The finder's two solid
+/// sides and the clock tracks' dark modules lie on the hull's four longest sides, whose lines meet at
+/// the symbol's corners. Each corner is tried as the finder's, each size by how well its finder and
+/// clock modules (those of every data region) match the image, and the best are sampled through the
+/// projective map of the corners and decoded.
+struct DMRELocator {
+    let gray: GrayImage
+    let bin: BinaryImage
+    /// The least fraction of finder and clock modules that must match a size.
+    static let minimumScore = 0.85
+    /// Least darker-to-lighter contrast (grey levels) between the finder's and the clock's modules.
+    static let minimumContrast = 24.0
+
+    /// A connected dark region: its pixel runs and moments.
+    struct Blob {
+        var runs: [(y: Int32, x0: Int32, x1: Int32)] = []
+        var count = 0.0
+        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+        var centre: Point { Point(x: sx / count, y: sy / count) }
+    }
+
+    /// The outlines (four corners in order around) of dark regions shaped like a DMRE symbol, largest
+    /// first, at most `limit`.
+    func candidates(limit: Int = 8, minimumSide: Double = 9, log: ((String) -> Void)? = nil) -> [[Point]] {
+        let t0 = log == nil ? 0 : ReadSession.cpuMilliseconds()
+        let w = bin.width, h = bin.height
+        guard w >= 16, h >= 8 else { return [] }
+        // Dark runs row by row, joined into eight-connected regions (union–find over runs), in
+        // buffers of the most runs the image can hold.
+        let capacity = (w + 1) / 2 * h
+        let runY = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let runX0 = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let runX1 = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let parent = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        defer {
+            runY.deallocate()
+            runX0.deallocate()
+            runX1.deallocate()
+            parent.deallocate()
+        }
+        @inline(__always) func find(_ i: Int32) -> Int32 {
+            var i = i
+            while parent[Int(i)] != i {
+                let up = parent[Int(parent[Int(i)])]
+                parent[Int(i)] = up
+                i = up
+            }
+            return i
+        }
+        var runs = 0
+        bin.bits.withUnsafeBufferPointer { bits in
+            guard let base = bits.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
+            var previousStart = 0, previousEnd = 0
+            for y in 0..<h {
+                let rowStart = runs
+                let line = base + y * w, lineRaw = raw + y * w
+                var x = 0
+                while x < w {
+                    // Eight pixels at a time (the pixels are bytes 0 or 1): the first dark one is the
+                    // word's lowest set byte, the first light one after it the lowest set byte of the
+                    // word flipped.
+                    while x + 8 <= w {
+                        let v = UInt64(littleEndian: lineRaw.loadUnaligned(fromByteOffset: x, as: UInt64.self))
+                        if v == 0 {
+                            x += 8
+                        } else {
+                            x += v.trailingZeroBitCount >> 3
+                            break
+                        }
+                    }
+                    while x < w && line[x] == 0 { x += 1 }
+                    guard x < w else { break }
+                    let x0 = x
+                    while x + 8 <= w {
+                        let v = UInt64(littleEndian: lineRaw.loadUnaligned(fromByteOffset: x, as: UInt64.self)) ^ 0x0101_0101_0101_0101
+                        if v == 0 {
+                            x += 8
+                        } else {
+                            x += v.trailingZeroBitCount >> 3
+                            break
+                        }
+                    }
+                    while x < w && line[x] != 0 { x += 1 }
+                    let index = Int32(runs)
+                    runY[runs] = Int32(y)
+                    runX0[runs] = Int32(x0)
+                    runX1[runs] = Int32(x)
+                    parent[runs] = index
+                    runs += 1
+                    // Eight-connected to the runs above that overlap [x0 − 1, x].
+                    var j = previousStart
+                    while j < previousEnd && Int(runX1[j]) < x0 { j += 1 }
+                    var root = index
+                    while j < previousEnd && Int(runX0[j]) <= x {
+                        let other = find(Int32(j))
+                        if other != root {
+                            let (low, high) = other < root ? (other, root) : (root, other)
+                            parent[Int(high)] = low
+                            root = low
+                        }
+                        j += 1
+                    }
+                    if j - 1 > previousStart { previousStart = j - 1 }
+                }
+                previousStart = rowStart
+                previousEnd = runs
+            }
+        }
+        let t1 = log == nil ? 0 : ReadSession.cpuMilliseconds()
+        // Pixels, runs and bounds by region (integers); moments only for regions that could be a
+        // symbol: big enough (the shortest DMRE side, 36 modules, at 1.5 pixels or more), and with more runs than one and a half times its long side has pixels
+        // (a symbol of R rows crosses each pixel row in about R / 4 runs per module row, two or
+        // more; a solid blot or a line of text in far fewer).
+        let blobOf = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, runs))
+        blobOf.initialize(repeating: -1, count: max(1, runs))
+        defer { blobOf.deallocate() }
+        var pixels: [Int] = [], runCount: [Int] = [], minX: [Int32] = [], maxX: [Int32] = [], minY: [Int32] = [], maxY: [Int32] = []
+        pixels.reserveCapacity(runs)
+        runCount.reserveCapacity(runs)
+        minX.reserveCapacity(runs)
+        maxX.reserveCapacity(runs)
+        minY.reserveCapacity(runs)
+        maxY.reserveCapacity(runs)
+        do {
+            for i in 0..<runs {
+                let root = Int(find(Int32(i)))
+                var b = Int(blobOf[root])
+                if b < 0 {
+                    b = pixels.count
+                    blobOf[root] = Int32(b)
+                    pixels.append(0)
+                    runCount.append(0)
+                    minX.append(runX0[i])
+                    maxX.append(runX1[i])
+                    minY.append(runY[i])
+                    maxY.append(runY[i])
+                }
+                blobOf[i] = Int32(b)
+                pixels[b] += Int(runX1[i] - runX0[i])
+                runCount[b] += 1
+                if runX0[i] < minX[b] { minX[b] = runX0[i] }
+                if runX1[i] > maxX[b] { maxX[b] = runX1[i] }
+                maxY[b] = runY[i]
+            }
+        }
+        let least = Int(minimumSide * minimumSide * 1.5 * 0.3)
+        var plausible = [Int32](repeating: -1, count: pixels.count)
+        var moments: [Blob] = []
+        for b in 0..<pixels.count where pixels[b] >= least {
+            let bw = Int(maxX[b] - minX[b]), bh = Int(maxY[b] - minY[b]) + 1
+            guard Double(min(bw, bh)) >= minimumSide * 0.7, Double(max(bw, bh)) >= 4 * minimumSide, 2 * runCount[b] >= 3 * max(bw, bh) else { continue }
+            plausible[b] = Int32(moments.count)
+            moments.append(Blob())
+        }
+        for i in 0..<runs {
+            let m = Int(plausible[Int(blobOf[i])])
+            guard m >= 0 else { continue }
+            let y = Double(runY[i]) + 0.5, x0 = Double(runX0[i]), x1 = Double(runX1[i])
+            let n = x1 - x0
+            // Pixel centres x0 + 0.5 … x1 − 0.5.
+            let sumX = n * (x0 + x1) / 2
+            moments[m].count += n
+            moments[m].sx += sumX
+            moments[m].sy += n * y
+            moments[m].sxx += (x1 * x1 * x1 - x0 * x0 * x0) / 3 - n / 12
+            moments[m].syy += n * y * y
+            moments[m].sxy += y * sumX
+        }
+        let blobIndex = (0..<pixels.count).filter { plausible[$0] >= 0 }
+        let count = moments.map(\.count), sx = moments.map(\.sx), sy = moments.map(\.sy)
+        let sxx = moments.map(\.sxx), syy = moments.map(\.syy), sxy = moments.map(\.sxy)
+        func blob(_ b: Int) -> Blob { moments[b] }
+        // Regions of the right shape.
+        struct Shaped {
+            var index: Int
+            var area: Double
+            var width: Double
+            var axis: Point
+        }
+        var shaped: [Shaped] = []
+        for b in 0..<count.count {
+            let n = count[b]
+            let mx = sx[b] / n, my = sy[b] / n
+            let cxx = sxx[b] / n - mx * mx, cyy = syy[b] / n - my * my, cxy = sxy[b] / n - mx * my
+            let tr = cxx + cyy, det = cxx * cyy - cxy * cxy
+            let disc = max(0, tr * tr / 4 - det).squareRoot()
+            let l1 = tr / 2 + disc, l2 = max(0, tr / 2 - disc)
+            // A uniformly covered rectangle of L × W has variances L²/12 and W²/12.
+            let length = (12 * l1).squareRoot(), width = (12 * l2).squareRoot()
+            guard width >= minimumSide, length >= 1.4 * width, length <= 24 * width else { continue }
+            let fill = n / (length * width)
+            guard fill >= 0.3, fill <= 0.9 else { continue }
+            let angle = 0.5 * atan2(2 * cxy, cxx - cyy)
+            shaped.append(Shaped(index: b, area: length * width, width: width, axis: Point(x: cos(angle), y: sin(angle))))
+        }
+        let t2 = log == nil ? 0 : ReadSession.cpuMilliseconds()
+        log?("dmre: \(runs) runs in \(t1 - t0) ms, \(pixels.count) regions (\(moments.count) plausible) in \(t2 - t1) ms, \(shaped.count) shaped")
+        guard !shaped.isEmpty else { return [] }
+        shaped.sort { $0.area > $1.area }
+        shaped = Array(shaped.prefix(limit))
+        // The runs of the chosen regions (slot k: shaped[k]) and of the small regions near them.
+        var slot = [Int32](repeating: -1, count: pixels.count)
+        for (k, c) in shaped.enumerated() { slot[blobIndex[c.index]] = Int32(k) }
+        var runsOf = [[(y: Int32, x0: Int32, x1: Int32)]](repeating: [], count: shaped.count)
+        for i in 0..<runs {
+            let k = Int(slot[Int(blobOf[i])])
+            if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
+        }
+        var extents: [(lowU: Double, highU: Double, lowV: Double, highV: Double)] = []
+        for (k, c) in shaped.enumerated() {
+            let centre = blob(c.index).centre, axis = c.axis, across = Point(x: -axis.y, y: axis.x)
+            var e = (lowU: Double.infinity, highU: -Double.infinity, lowV: Double.infinity, highV: -Double.infinity)
+            for r in runsOf[k] {
+                let y = Double(r.y) + 0.5 - centre.y
+                for x in [Double(r.x0) - centre.x, Double(r.x1) - centre.x] {
+                    let u = x * axis.x + y * axis.y, v = x * across.x + y * across.y
+                    e = (min(e.lowU, u), max(e.highU, u), min(e.lowV, v), max(e.highV, v))
+                }
+            }
+            extents.append(e)
+        }
+        // A clock track's dark module may touch no other dark module: small regions just outside a
+        // region's extent (by up to 0.7 of the largest module a DMRE symbol of its width can have,
+        // the width over 8 rows) belong to it.
+        var joined = [Int32](repeating: -1, count: pixels.count)
+        var anyJoined = false
+        for b in 0..<pixels.count where slot[b] < 0 {
+            for (k, c) in shaped.enumerated() {
+                let largest = c.width / 8
+                guard Double(pixels[b]) <= 4 * largest * largest else { continue }
+                let centre = blob(c.index).centre, axis = c.axis, across = Point(x: -axis.y, y: axis.x)
+                let x = Double(minX[b] + maxX[b]) / 2 - centre.x, y = Double(minY[b] + maxY[b] + 1) / 2 - centre.y
+                let u = x * axis.x + y * axis.y, v = x * across.x + y * across.y
+                let e = extents[k], margin = 0.7 * largest
+                guard u > e.lowU - margin, u < e.highU + margin, v > e.lowV - margin, v < e.highV + margin else { continue }
+                // The first (largest) region it lies beside takes it.
+                joined[b] = Int32(k)
+                anyJoined = true
+                break
+            }
+        }
+        if anyJoined {
+            for i in 0..<runs {
+                let k = Int(joined[Int(blobOf[i])])
+                if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
+            }
+        }
+        return shaped.enumerated().compactMap { k, c in
+            var b = blob(c.index)
+            b.runs = runsOf[k]
+            return Self.outline(b, centre: b.centre, axis: c.axis)
+        }
+    }
+
+    /// The four corners of a region's outline, in order around: the crossings of the lines of the
+    /// longest hull edge on each of its four sides (along and across `axis`).
+    static func outline(_ b: Blob, centre: Point, axis: Point) -> [Point]? {
+        // The hull of the pixels' corners is that of each row's leftmost and rightmost.
+        guard let top = b.runs.map(\.y).min(), let bottom = b.runs.map(\.y).max() else { return nil }
+        var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
+        for r in b.runs {
+            let i = Int(r.y - top)
+            left[i] = min(left[i], r.x0)
+            right[i] = max(right[i], r.x1)
+        }
+        var points: [Point] = []
+        points.reserveCapacity(left.count * 4)
+        for i in 0..<left.count where left[i] <= right[i] {
+            let y = Double(Int(top) + i), x0 = Double(left[i]), x1 = Double(right[i])
+            points += [Point(x: x0, y: y), Point(x: x1, y: y), Point(x: x0, y: y + 1), Point(x: x1, y: y + 1)]
+        }
+        let hull = convexHull(points)
+        guard hull.count >= 4 else { return nil }
+        let across = Point(x: -axis.y, y: axis.x)
+        func dot(_ a: Point, _ b: Point) -> Double { a.x * b.x + a.y * b.y }
+        var halfLength = 0.0, halfWidth = 0.0
+        for p in hull {
+            let d = Point(x: p.x - centre.x, y: p.y - centre.y)
+            halfLength = max(halfLength, abs(dot(d, axis)))
+            halfWidth = max(halfWidth, abs(dot(d, across)))
+        }
+        guard halfLength > 0, halfWidth > 0 else { return nil }
+        // Sides: 0 along +axis, 1 along +across, 2 along −axis, 3 along −across.
+        var best: [(length: Double, a: Point, b: Point)?] = [nil, nil, nil, nil]
+        for i in 0..<hull.count {
+            let a = hull[i], c = hull[(i + 1) % hull.count]
+            let mid = Point(x: (a.x + c.x) / 2 - centre.x, y: (a.y + c.y) / 2 - centre.y)
+            let u = dot(mid, axis) / halfLength, v = dot(mid, across) / halfWidth
+            let side = abs(u) > abs(v) ? (u > 0 ? 0 : 2) : (v > 0 ? 1 : 3)
+            let dx = c.x - a.x, dy = c.y - a.y
+            let length = (dx * dx + dy * dy).squareRoot()
+            guard length > 0 else { continue }
+            let direction = Point(x: dx / length, y: dy / length)
+            // An edge lies along its side: across the axis for the ends, along it for the others.
+            let normal = side % 2 == 0 ? axis : across
+            guard abs(dot(direction, normal)) < 0.5 else { continue }
+            if length > (best[side]?.length ?? 0) { best[side] = (length, a, c) }
+        }
+        var lines: [(p: Point, d: Point)] = []
+        for side in best {
+            guard let side else { return nil }
+            lines.append((side.a, Point(x: side.b.x - side.a.x, y: side.b.y - side.a.y)))
+        }
+        var corners: [Point] = []
+        for i in 0..<4 {
+            guard let p = AztecReader.intersect(lines[i], lines[(i + 1) % 4]) else { return nil }
+            // A crossing far outside the region is no corner of it.
+            let d = Point(x: p.x - centre.x, y: p.y - centre.y)
+            guard abs(dot(d, axis)) < 1.5 * halfLength + 4, abs(dot(d, across)) < 1.5 * halfWidth + 4 else { return nil }
+            corners.append(p)
+        }
+        return corners
+    }
+
+    /// The convex hull of `points`, in order around, without collinear points (monotone chain).
+    static func convexHull(_ points: [Point]) -> [Point] {
+        let sorted = points.sorted { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
+        guard sorted.count >= 3 else { return sorted }
+        func cross(_ o: Point, _ a: Point, _ b: Point) -> Double { (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x) }
+        var lower: [Point] = [], upper: [Point] = []
+        for p in sorted {
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+            lower.append(p)
+        }
+        for p in sorted.reversed() {
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+            upper.append(p)
+        }
+        return Array(lower.dropLast() + upper.dropLast())
+    }
+
+    /// One way to lay a size over an outline: the finder's corner, the far ends of its long and
+    /// short sides, and how well the size's finder and clock modules match.
+    struct Hypothesis {
+        var size: Int
+        var homography: Homography
+        var corners: [Point]
+        var score: Double
+        var dark: Double
+        var light: Double
+    }
+
+    /// Reads the symbol an outline holds, if it is a DMRE symbol whose blocks correct.
+    func read(_ outline: [Point], log: ((String) -> Void)? = nil) -> DMRERead? {
+        func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        return gray.pixels.withUnsafeBufferPointer { p -> DMRERead? in
+            let w = gray.width, h = gray.height
+            func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
+            var hypotheses: [Hypothesis] = []
+            for corner in 0..<4 {
+                let before = outline[(corner + 3) % 4], after = outline[(corner + 1) % 4], opposite = outline[(corner + 2) % 4]
+                let l = outline[corner]
+                // Either neighbour may end the long (bottom) side: a mirrored symbol turns the other way.
+                for (bottomEnd, leftEnd) in [(before, after), (after, before)] {
+                    let long = distance(l, bottomEnd), short = distance(l, leftEnd)
+                    guard short > 0 else { continue }
+                    // Top-left, top-right, bottom-right, bottom-left.
+                    let quad = [leftEnd, opposite, bottomEnd, l]
+                    for (index, s) in DMRE.sizes.enumerated() {
+                        // The sides' lengths in proportion to the size, within what perspective allows.
+                        let ratio = (long / Double(s.columns)) / (short / Double(s.rows))
+                        guard ratio > 0.5, ratio < 2 else { continue }
+                        let grid = [Point(x: 0, y: 0), Point(x: Double(s.columns), y: 0), Point(x: Double(s.columns), y: Double(s.rows)), Point(x: 0, y: Double(s.rows))]
+                        guard let hm = Homography(from: grid, to: quad) else { continue }
+                        // First the finder alone, in the two-level image: its bottom row and left
+                        // column must be dark.
+                        var finderDark = 0, finderSamples = 0
+                        func finder(_ u: Double, _ v: Double) {
+                            let q = hm.apply(u, v)
+                            let x = Int(q.x.rounded(.down)), y = Int(q.y.rounded(.down))
+                            finderSamples += 1
+                            if x >= 0, y >= 0, x < bin.width, y < bin.height, bin.bits[y * bin.width + x] != 0 { finderDark += 1 }
+                        }
+                        for c in stride(from: 0, to: s.columns, by: max(1, s.columns / 24)) { finder(Double(c) + 0.5, Double(s.rows) - 0.5) }
+                        for r in stride(from: 0, to: s.rows, by: max(1, s.rows / 8)) { finder(0.5, Double(r) + 0.5) }
+                        guard Double(finderDark) >= 0.8 * Double(finderSamples) else { continue }
+                        let fixed = DMRE.fixedModules[index]
+                        var values = [Double](repeating: 0, count: fixed.count)
+                        var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
+                        for (i, m) in fixed.enumerated() {
+                            let v = grey(hm.apply(Double(m.1) + 0.5, Double(m.0) + 0.5))
+                            values[i] = v
+                            if m.2 {
+                                darkSum += v
+                                darkCount += 1
+                            } else {
+                                lightSum += v
+                                lightCount += 1
+                            }
+                        }
+                        let dark = darkSum / darkCount, light = lightSum / lightCount
+                        guard light - dark >= Self.minimumContrast else { continue }
+                        let threshold = (dark + light) / 2
+                        var agree = 0
+                        for (i, m) in fixed.enumerated() where (values[i] < threshold) == m.2 { agree += 1 }
+                        let score = Double(agree) / Double(fixed.count)
+                        hypotheses.append(Hypothesis(size: index, homography: hm, corners: quad, score: score, dark: dark, light: light))
+                    }
+                }
+            }
+            hypotheses.sort { $0.score > $1.score }
+            if let log {
+                let corners = outline.map { "(\(Int($0.x)),\(Int($0.y)))" }.joined(separator: " ")
+                let best = hypotheses.prefix(3).map { "\(DMRE.sizes[$0.size]) \(String(format: "%.3f", $0.score))" }.joined(separator: ", ")
+                log("dmre: outline \(corners): \(best)")
+            }
+            for hyp in hypotheses.prefix(3) where hyp.score >= Self.minimumScore {
+                let s = DMRE.sizes[hyp.size]
+                log?("dmre: \(s) score \(String(format: "%.3f", hyp.score)) contrast \(Int(hyp.light - hyp.dark))")
+                // Each module's level: its centre and four points around it, a fifth of a module off.
+                var values = [Double](repeating: 0, count: s.rows * s.columns)
+                for r in 0..<s.rows {
+                    for c in 0..<s.columns {
+                        let x = Double(c) + 0.5, y = Double(r) + 0.5
+                        var sum = 2 * grey(hyp.homography.apply(x, y))
+                        for (dx, dy) in [(-0.2, -0.2), (0.2, -0.2), (-0.2, 0.2), (0.2, 0.2)] { sum += grey(hyp.homography.apply(x + dx, y + dy)) }
+                        values[r * s.columns + c] = sum / 6
+                    }
+                }
+                // The threshold halfway between the finder's and the clock's levels, then to either
+                // side (ink spreading into light modules, or light into dark).
+                for shift in [0.5, 0.4, 0.6, 0.3, 0.7] {
+                    let threshold = hyp.dark + (hyp.light - hyp.dark) * shift
+                    let dark = values.map { $0 < threshold }
+                    guard let decoded = DMRE.decode(DMRE.codewords(dark, size: hyp.size), size: s) else {
+                        if let log {
+                            let fixedWrong = DMRE.fixedModules[hyp.size].filter { dark[$0.0 * s.columns + $0.1] != $0.2 }.count
+                            log("dmre: threshold \(shift): \(fixedWrong) finder and clock modules wrong, blocks beyond correction")
+                        }
+                        continue
+                    }
+                    log?("dmre: \(s) read, \(decoded.corrected) corrected")
+                    let module = (distance(hyp.corners[3], hyp.corners[2]) / Double(s.columns) + distance(hyp.corners[3], hyp.corners[0]) / Double(s.rows)) / 2
+                    return DMRERead(stream: decoded.stream, codewords: decoded.codewords, size: s, corners: hyp.corners, module: module)
+                }
+            }
+            return nil
+        }
+    }
+}
+
+extension ReadSession {
+    /// DMRE symbols on the reduced level: dark regions shaped like one, outlined and read
+    /// (``DMRELocator``). Runs after libdmtx, which reads the other DataMatrix sizes; a region where a
+    /// DataMatrix is already read is not tried again.
+    mutating func readDMRE() {
+        guard wantsDataMatrix, !outOfTime, let (image, scale) = level(.reduced) else { return }
+        let started = elapsedMs
+        guard let bin = reducedLocalBinary() else { return }
+        let locator = DMRELocator(gray: image, bin: bin)
+        let logger = self.logger
+        let t0 = elapsedMs
+        let candidates = locator.candidates(log: debug ? { logger.trace("\($0)") } : nil)
+        if debug { debugLog("dmre: binarised in \(t0 - started) ms") }
+        if debug { debugLog("dmre: \(candidates.count) candidates on \(image.width)x\(image.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
+        for outline in candidates {
+            if outOfTime { break }
+            let centre = Point(
+                x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
+            if found.contains(where: { $0.raw.symbology == .datamatrix && $0.contains(centre) }) { continue }
+            guard let read = locator.read(outline, log: debug ? { logger.trace("\($0)") } : nil) else { continue }
+            if debug {
+                debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
+            }
+            var raw = RawSymbol(symbology: .datamatrix, bytes: read.stream.bytes, points: [], quality: 1, isGS1: read.stream.gs1)
+            raw.dataMatrix = read.stream
+            let corners = read.corners.map { Point(x: $0.x * scale.0, y: $0.y * scale.1) }
+            add(raw, corners: corners, module: read.module * (scale.0 + scale.1) / 2)
+        }
+        if debug { debugLog("dmre: \(String(format: "%.1f", elapsedMs - started)) ms") }
+    }
+}
