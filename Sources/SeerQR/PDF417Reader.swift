@@ -46,9 +46,12 @@ enum PDF417Locator {
     /// Scans `count` lines of `length` pixels (`pixel(line, i)`), every `step` lines, for the
     /// patterns read forwards (`forward`) or backwards.
     static func scan(
-        _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int
-    ) -> (forward: [Hit], backward: [Hit]) {
+        _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int,
+        pdf417: Bool = true, micro: Bool = false
+    ) -> (forward: [Hit], backward: [Hit], microForward: [Hit], microBackward: [Hit]) {
         var forward: [Hit] = [], backward: [Hit] = []
+        var microForward: [Hit] = [], microBackward: [Hit] = []
+        var reversedWidths = [Int32](), reversedDark = [Bool]()
         var row = [Int32](repeating: 0, count: length)
         var prefix = [Int32](repeating: 0, count: length + 1)
         var widths = [Int32](), starts = [Int32](), dark = [Bool]()
@@ -87,6 +90,24 @@ enum PDF417Locator {
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
             let n = widths.count
             guard n >= 9 else { continue }
+            if micro && n >= 15 {
+                // MicroPDF417's edges read forwards, then backwards (a symbol upside down).
+                widths.withUnsafeBufferPointer { w in
+                    MicroPDF417Locator.edges(w, dark: dark, line: line, into: &microForward) { o, isLeft in
+                        isLeft ? Double(starts[o]) : Double(starts[o] + widths[o])
+                    }
+                }
+                reversedWidths.removeAll(keepingCapacity: true)
+                reversedDark.removeAll(keepingCapacity: true)
+                for k in stride(from: n - 1, through: 0, by: -1) { reversedWidths.append(widths[k]); reversedDark.append(dark[k]) }
+                reversedWidths.withUnsafeBufferPointer { w in
+                    MicroPDF417Locator.edges(w, dark: reversedDark, line: line, into: &microBackward) { r, isLeft in
+                        let o = n - 1 - r
+                        return isLeft ? Double(starts[o] + widths[o]) : Double(starts[o])
+                    }
+                }
+            }
+            guard pdf417 else { continue }
             widths.withUnsafeBufferPointer { w in
                 for i in 0..<(n - 7) {
                     // Forwards: start and stop begin with a bar; backwards the start begins with its
@@ -109,7 +130,7 @@ enum PDF417Locator {
                 }
             }
         }
-        return (forward, backward)
+        return (forward, backward, microForward, microBackward)
     }
 
     /// Groups hits of one kind into chains down successive lines.
@@ -323,16 +344,20 @@ extension PDF417Locator {
 extension ReadSession {
     /// Finds and reads PDF417 symbols (when asked for) on the reduced image.
     mutating func readPDF417() {
-        guard options.symbologies.contains(.pdf417), !outOfTime, let (reduced, scale) = level(.reduced) else { return }
+        let wantsPDF417 = options.symbologies.contains(.pdf417), wantsMicro = options.symbologies.contains(.micropdf417)
+        guard wantsPDF417 || wantsMicro, !outOfTime, let (reduced, scale) = level(.reduced) else { return }
         let w = reduced.width, h = reduced.height
         let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
         var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []
+        var microCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
             for horizontal in [true, false] {
                 let (count, length) = horizontal ? (h, w) : (w, h)
                 let hits = horizontal
-                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step)
-                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step)
+                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro)
+                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro)
+                if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
+                microCandidates += Self.microPDF417Candidates((hits.microForward, hits.microBackward), horizontal: horizontal, step: step, scale: scale)
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
                     let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
@@ -380,6 +405,7 @@ extension ReadSession {
                 if debug { debugLog("pdf417: read \(message.bytes.count) bytes") }
             }
         }
+        readMicroPDF417(microCandidates)
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
