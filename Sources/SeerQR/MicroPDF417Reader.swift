@@ -198,8 +198,17 @@ extension ReadSession {
                     }
                     let seen = Set(leftRows.map(\.row) + rightRows.map(\.row))
                     guard leftRows.count + rightRows.count >= 3, seen.count >= 2 else { continue }
-                    guard let fl = Self.fit(leftRows, rows: v.rows) ?? Self.fit(rightRows, rows: v.rows) else { continue }
-                    let fr = Self.fit(rightRows, rows: v.rows) ?? fl
+                    // A side with one row seen takes the other's slope through its own points (the
+                    // symbol may be turned: the same t need not be the same row on both sides).
+                    func shifted(_ f: @escaping (Double) -> Double, to points: [(t: Double, row: Int)]) -> (Double) -> Double {
+                        guard !points.isEmpty else { return f }
+                        let offset = points.map { $0.t - f(Double($0.row)) }.reduce(0, +) / Double(points.count)
+                        return { f($0) + offset }
+                    }
+                    let fitLeft = Self.fit(leftRows, rows: v.rows), fitRight = Self.fit(rightRows, rows: v.rows)
+                    guard let fl = fitLeft ?? fitRight.map({ shifted($0, to: leftRows) }) else { continue }
+                    let fr = fitRight ?? shifted(fl, to: rightRows)
+                    if debug { debugLog("micropdf417: \(v.columns)x\(v.rows) left \(leftRows.map { "\(Int($0.t * 100)):\($0.row)" }) right \(rightRows.map { "\(Int($0.t * 100)):\($0.row)" })") }
                     ranked.append((v, fl, fr, leftRows.count + rightRows.count))
                 }
                 ranked.sort { $0.score > $1.score }
