@@ -7,49 +7,77 @@ import SeerImage
 enum MicroPDF417Locator {
     typealias Hit = PDF417Locator.Hit
 
-    /// Whether the eight runs from `i` (pixels) make a PDF417 codeword.
+    /// Whether the eight runs from `i` (pixels; `reversed`: read from the last) make a PDF417 codeword.
     @inline(__always)
-    static func isCodeword(_ w: UnsafeBufferPointer<Int32>, from i: Int) -> Bool {
+    static func isCodeword(_ w: UnsafeBufferPointer<Int32>, from i: Int, reversed: Bool) -> Bool {
         var total: Int32 = 0
         for k in 0..<8 { total += w[i + k] }
         // In modules: 17 across.
         let scale = 17 / Double(total)
         var edges = [Double](repeating: 0, count: 9)
-        for k in 0..<8 { edges[k + 1] = edges[k] + Double(w[i + k]) * scale }
+        for k in 0..<8 { edges[k + 1] = edges[k] + Double(w[reversed ? i + 7 - k : i + k]) * scale }
         guard let p = PDF417Locator.pattern(edges[...]) else { return false }
         return PDF417Locator.lookup(p) != nil
     }
 
     /// Adds the symbol sides crossed by one scan line's runs `w` (alternating, `dark` saying which
-    /// are bars) to `hits`; `edge(run, isLeft)` gives a side's outer edge in pixels along the line.
-    static func edges(_ w: UnsafeBufferPointer<Int32>, dark: [Bool], line: Int, into hits: inout [Hit], edge: (Int, Bool) -> Double) {
+    /// are bars, `starts` where each begins) to `forward` (sides read left to right) and `backward`
+    /// (a symbol upside down along the line). Sums of runs come from a prefix sum, and the cheap
+    /// tests go first: most lines of a photo with no code cost a few comparisons a bar.
+    static func edges(
+        _ w: UnsafeBufferPointer<Int32>, starts: UnsafeBufferPointer<Int32>, dark: [Bool], line: Int,
+        forward: inout [Hit], backward: inout [Hit]
+    ) {
         let n = w.count
         guard n >= 15 else { return }
-        for i in 0..<n where dark[i] {
-            // Left side: runs i…i+5 a RAP (10 modules), i+6…i+13 a codeword (17), light before.
-            if i + 13 < n {
-                var t1: Int32 = 0, t2: Int32 = 0
-                for k in 0..<6 { t1 += w[i + k] }
-                for k in 6..<14 { t2 += w[i + k] }
-                let u = Double(t1 + t2) / 27
-                let ratio = Double(t2) / Double(t1)
-                if u >= 0.8, ratio > 1.35, ratio < 2.1, i == 0 || Double(w[i - 1]) >= 0.75 * u,
-                    MicroPDF417.isSideRAP(w, from: i, reversed: false), isCodeword(w, from: i + 6)
-                {
-                    hits.append(Hit(line: line, edge: edge(i, true), module: u, isStart: true))
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: n + 1) { prefix in
+            prefix[0] = 0
+            for k in 0..<n { prefix[k + 1] = prefix[k] + w[k] }
+            /// Light run `k` (or none: the line's end) at least 0.75 of a module `u`.
+            @inline(__always) func quiet(_ k: Int, _ u: Double) -> Bool { k < 0 || k >= n || Double(w[k]) >= 0.75 * u }
+            for i in 0..<n where dark[i] {
+                let wi = w[i]
+                // A left RAP's first bar (2–4 modules): the RAP runs away from it, a codeword after.
+                // Forwards runs i…i+5 and i+6…i+13, light before; backwards i−5…i and i−13…i−6,
+                // light after. 1.35 < codeword / RAP < 2.1, the bar at least 1.5 modules.
+                if i + 13 < n {
+                    let t1 = prefix[i + 6] - prefix[i], t2 = prefix[i + 14] - prefix[i + 6]
+                    if 20 * t2 > 27 * t1, 20 * t2 < 42 * t1, 18 * wi >= t1 + t2, t1 + t2 >= 22 {
+                        let u = Double(t1 + t2) / 27
+                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i, reversed: false), isCodeword(w, from: i + 6, reversed: false) {
+                            forward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: true))
+                        }
+                    }
                 }
-            }
-            // Right side: run i the final bar, i−6…i−1 a RAP, i−14…i−7 a codeword, light after.
-            if i >= 14 {
-                var t1: Int32 = 0, t2: Int32 = 0
-                for k in (i - 6)...i { t1 += w[k] }
-                for k in (i - 14)..<(i - 6) { t2 += w[k] }
-                let u = Double(t1 + t2) / 28
-                let ratio = Double(t2) / Double(t1)
-                if u >= 0.8, ratio > 1.2, ratio < 1.95, Double(w[i]) <= 2 * u, i == n - 1 || Double(w[i + 1]) >= 0.75 * u,
-                    MicroPDF417.isSideRAP(w, from: i - 6, reversed: false), isCodeword(w, from: i - 14)
-                {
-                    hits.append(Hit(line: line, edge: edge(i, false), module: u, isStart: false))
+                if i >= 13 {
+                    let t1 = prefix[i + 1] - prefix[i - 5], t2 = prefix[i - 5] - prefix[i - 13]
+                    if 20 * t2 > 27 * t1, 20 * t2 < 42 * t1, 18 * wi >= t1 + t2, t1 + t2 >= 22 {
+                        let u = Double(t1 + t2) / 27
+                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 5, reversed: true), isCodeword(w, from: i - 13, reversed: true) {
+                            backward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: true))
+                        }
+                    }
+                }
+                // The final bar (one module) after a right RAP and a codeword. Forwards runs i−6…i
+                // and i−14…i−7, light after; backwards i…i+6 and i+7…i+14, light before.
+                // 1.2 < codeword / (RAP and bar) < 1.95, the bar at most 2 modules.
+                if i >= 14 {
+                    let t1 = prefix[i + 1] - prefix[i - 6], t2 = prefix[i - 6] - prefix[i - 14]
+                    if 5 * t2 > 6 * t1, 20 * t2 < 39 * t1, 14 * wi <= t1 + t2, t1 + t2 >= 23 {
+                        let u = Double(t1 + t2) / 28
+                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 6, reversed: false), isCodeword(w, from: i - 14, reversed: false) {
+                            forward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: false))
+                        }
+                    }
+                }
+                if i + 14 < n {
+                    let t1 = prefix[i + 7] - prefix[i], t2 = prefix[i + 15] - prefix[i + 7]
+                    if 5 * t2 > 6 * t1, 20 * t2 < 39 * t1, 14 * wi <= t1 + t2, t1 + t2 >= 23 {
+                        let u = Double(t1 + t2) / 28
+                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i + 1, reversed: true), isCodeword(w, from: i + 7, reversed: true) {
+                            backward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: false))
+                        }
+                    }
                 }
             }
         }
@@ -209,10 +237,13 @@ extension ReadSession {
                     guard let fl = fitLeft ?? fitRight.map({ shifted($0, to: leftRows) }) else { continue }
                     let fr = fitRight ?? shifted(fl, to: rightRows)
                     if debug { debugLog("micropdf417: \(v.columns)x\(v.rows) left \(leftRows.map { "\(Int($0.t * 100)):\($0.row)" }) right \(rightRows.map { "\(Int($0.t * 100)):\($0.row)" })") }
-                    ranked.append((v, fl, fr, leftRows.count + rightRows.count))
+                    // Rows seen on both sides count double: one side alone fits variants that are
+                    // shifts of one another.
+                    let both = !leftRows.isEmpty && !rightRows.isEmpty
+                    ranked.append((v, fl, fr, (leftRows.count + rightRows.count) * (both ? 2 : 1)))
                 }
                 ranked.sort { $0.score > $1.score }
-                for (v, tLeft, tRight, score) in ranked.prefix(2) {
+                for (v, tLeft, tRight, score) in ranked.prefix(3) {
                     var votes = [[Int: Int]](repeating: [:], count: v.rows * v.columns)
                     var placed = 0
                     // Lines a tenth of a row apart along the fitted rows, from a row before the

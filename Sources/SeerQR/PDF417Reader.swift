@@ -51,7 +51,6 @@ enum PDF417Locator {
     ) -> (forward: [Hit], backward: [Hit], microForward: [Hit], microBackward: [Hit]) {
         var forward: [Hit] = [], backward: [Hit] = []
         var microForward: [Hit] = [], microBackward: [Hit] = []
-        var reversedWidths = [Int32](), reversedDark = [Bool]()
         var row = [Int32](repeating: 0, count: length)
         var prefix = [Int32](repeating: 0, count: length + 1)
         var widths = [Int32](), starts = [Int32](), dark = [Bool]()
@@ -90,20 +89,12 @@ enum PDF417Locator {
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
             let n = widths.count
             guard n >= 9 else { continue }
-            if micro && n >= 15 {
-                // MicroPDF417's edges read forwards, then backwards (a symbol upside down).
+            // MicroPDF417's sides, on every other line scanned (its rows are at least two modules
+            // high and a symbol at least four rows).
+            if micro && n >= 15 && (line / step) % 2 == 0 {
                 widths.withUnsafeBufferPointer { w in
-                    MicroPDF417Locator.edges(w, dark: dark, line: line, into: &microForward) { o, isLeft in
-                        isLeft ? Double(starts[o]) : Double(starts[o] + widths[o])
-                    }
-                }
-                reversedWidths.removeAll(keepingCapacity: true)
-                reversedDark.removeAll(keepingCapacity: true)
-                for k in stride(from: n - 1, through: 0, by: -1) { reversedWidths.append(widths[k]); reversedDark.append(dark[k]) }
-                reversedWidths.withUnsafeBufferPointer { w in
-                    MicroPDF417Locator.edges(w, dark: reversedDark, line: line, into: &microBackward) { r, isLeft in
-                        let o = n - 1 - r
-                        return isLeft ? Double(starts[o] + widths[o]) : Double(starts[o])
+                    starts.withUnsafeBufferPointer { st in
+                        MicroPDF417Locator.edges(w, starts: st, dark: dark, line: line, forward: &microForward, backward: &microBackward)
                     }
                 }
             }
@@ -357,7 +348,7 @@ extension ReadSession {
                     ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro)
                     : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro)
                 if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
-                microCandidates += Self.microPDF417Candidates((hits.microForward, hits.microBackward), horizontal: horizontal, step: step, scale: scale)
+                microCandidates += Self.microPDF417Candidates((hits.microForward, hits.microBackward), horizontal: horizontal, step: 2 * step, scale: scale)
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
                     let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
