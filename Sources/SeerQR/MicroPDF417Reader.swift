@@ -226,17 +226,7 @@ extension ReadSession {
                     }
                     let seen = Set(leftRows.map(\.row) + rightRows.map(\.row))
                     guard leftRows.count + rightRows.count >= 3, seen.count >= 2 else { continue }
-                    // A side with one row seen takes the other's slope through its own points (the
-                    // symbol may be turned: the same t need not be the same row on both sides).
-                    func shifted(_ f: @escaping (Double) -> Double, to points: [(t: Double, row: Int)]) -> (Double) -> Double {
-                        guard !points.isEmpty else { return f }
-                        let offset = points.map { $0.t - f(Double($0.row)) }.reduce(0, +) / Double(points.count)
-                        return { f($0) + offset }
-                    }
-                    let fitLeft = Self.fit(leftRows, rows: v.rows), fitRight = Self.fit(rightRows, rows: v.rows)
-                    guard let fl = fitLeft ?? fitRight.map({ shifted($0, to: leftRows) }) else { continue }
-                    let fr = fitRight ?? shifted(fl, to: rightRows)
-                    if debug { debugLog("micropdf417: \(v.columns)x\(v.rows) left \(leftRows.map { "\(Int($0.t * 100)):\($0.row)" }) right \(rightRows.map { "\(Int($0.t * 100)):\($0.row)" })") }
+                    guard let (fl, fr) = Self.fit(left: leftRows, right: rightRows) else { continue }
                     // Rows seen on both sides count double: one side alone fits variants that are
                     // shifts of one another.
                     let both = !leftRows.isEmpty && !rightRows.isEmpty
@@ -284,25 +274,35 @@ extension ReadSession {
         }
     }
 
-    /// t along a side as a straight function of the row (least squares, refitted without the points
-    /// more than 1.5 rows off); nil with fewer than two rows.
-    static func fit(_ points: [(t: Double, row: Int)], rows: Int) -> ((Double) -> Double)? {
-        var pts = points
-        var line: ((Double) -> Double)? = nil
+    /// t along each side as a straight function of the row, one slope for both sides (least
+    /// squares, refitted without the points more than 1.5 rows off): a side that saw few rows
+    /// takes its slope from the other. Nil unless two rows were seen.
+    static func fit(left: [(t: Double, row: Int)], right: [(t: Double, row: Int)]) -> ((Double) -> Double, (Double) -> Double)? {
+        var sides = [left, right]
+        var result: ((Double) -> Double, (Double) -> Double)?
         for _ in 0..<2 {
-            guard Set(pts.map(\.row)).count >= 2 else { break }
-            let n = Double(pts.count)
-            let mr = pts.map { Double($0.row) }.reduce(0, +) / n, mt = pts.map(\.t).reduce(0, +) / n
             var sxy = 0.0, sxx = 0.0
-            for f in pts {
-                sxy += (Double(f.row) - mr) * (f.t - mt)
-                sxx += (Double(f.row) - mr) * (Double(f.row) - mr)
+            var means: [(r: Double, t: Double)?] = []
+            for pts in sides {
+                guard !pts.isEmpty else { means.append(nil); continue }
+                let n = Double(pts.count)
+                let mr = pts.map { Double($0.row) }.reduce(0, +) / n, mt = pts.map(\.t).reduce(0, +) / n
+                for f in pts {
+                    sxy += (Double(f.row) - mr) * (f.t - mt)
+                    sxx += (Double(f.row) - mr) * (Double(f.row) - mr)
+                }
+                means.append((mr, mt))
             }
-            guard sxx > 0 else { break }
+            guard sxx > 0, means.contains(where: { $0 != nil }) else { break }
             let slope = sxy / sxx
-            line = { mt + slope * ($0 - mr) }
-            pts = pts.filter { abs($0.t - mt - slope * (Double($0.row) - mr)) <= abs(slope) * 1.5 }
+            let lines: [((Double) -> Double)?] = means.map { m in m.map { m in { m.t + slope * ($0 - m.r) } } }
+            guard let l = lines[0] ?? lines[1], let r = lines[1] ?? lines[0] else { break }
+            result = (l, r)
+            for k in 0..<2 {
+                guard let line = lines[k] else { continue }
+                sides[k] = sides[k].filter { abs($0.t - line(Double($0.row))) <= abs(slope) * 1.5 }
+            }
         }
-        return line
+        return result
     }
 }
