@@ -20,6 +20,18 @@ enum MicroPDF417Locator {
         return PDF417Locator.lookup(p) != nil
     }
 
+    /// Whether the eight runs from `i` could be a codeword: each 0.5–6.5 of its 17 modules.
+    @inline(__always)
+    static func looksLikeCodeword(_ w: UnsafeBufferPointer<Int32>, from i: Int) -> Bool {
+        var total: Int32 = 0, low = Int32.max, high: Int32 = 0
+        for k in 0..<8 {
+            total += w[i + k]
+            low = min(low, w[i + k])
+            high = max(high, w[i + k])
+        }
+        return 34 * low >= total && 34 * high <= 13 * total
+    }
+
     /// Adds the symbol sides crossed by one scan line's runs `w` (alternating, `dark` saying which
     /// are bars, `starts` where each begins) to `forward` (sides read left to right) and `backward`
     /// (a symbol upside down along the line). Sums of runs come from a prefix sum, and the cheap
@@ -44,8 +56,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 6] - prefix[i], t2 = prefix[i + 14] - prefix[i + 6]
                     if 20 * t2 > 27 * t1, 20 * t2 < 42 * t1, 18 * wi >= t1 + t2, t1 + t2 >= 22 {
                         let u = Double(t1 + t2) / 27
-                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i, reversed: false), isCodeword(w, from: i + 6, reversed: false) {
-                            forward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: true))
+                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i, reversed: false), looksLikeCodeword(w, from: i + 6) {
+                            forward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: true, strong: isCodeword(w, from: i + 6, reversed: false)))
                         }
                     }
                 }
@@ -53,8 +65,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 1] - prefix[i - 5], t2 = prefix[i - 5] - prefix[i - 13]
                     if 20 * t2 > 27 * t1, 20 * t2 < 42 * t1, 18 * wi >= t1 + t2, t1 + t2 >= 22 {
                         let u = Double(t1 + t2) / 27
-                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 5, reversed: true), isCodeword(w, from: i - 13, reversed: true) {
-                            backward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: true))
+                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 5, reversed: true), looksLikeCodeword(w, from: i - 13) {
+                            backward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: true, strong: isCodeword(w, from: i - 13, reversed: true)))
                         }
                     }
                 }
@@ -65,8 +77,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 1] - prefix[i - 6], t2 = prefix[i - 6] - prefix[i - 14]
                     if 5 * t2 > 6 * t1, 20 * t2 < 39 * t1, 14 * wi <= t1 + t2, t1 + t2 >= 23 {
                         let u = Double(t1 + t2) / 28
-                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 6, reversed: false), isCodeword(w, from: i - 14, reversed: false) {
-                            forward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: false))
+                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 6, reversed: false), looksLikeCodeword(w, from: i - 14) {
+                            forward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: false, strong: isCodeword(w, from: i - 14, reversed: false)))
                         }
                     }
                 }
@@ -74,8 +86,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 7] - prefix[i], t2 = prefix[i + 15] - prefix[i + 7]
                     if 5 * t2 > 6 * t1, 20 * t2 < 39 * t1, 14 * wi <= t1 + t2, t1 + t2 >= 23 {
                         let u = Double(t1 + t2) / 28
-                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i + 1, reversed: true), isCodeword(w, from: i + 7, reversed: true) {
-                            backward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: false))
+                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i + 1, reversed: true), looksLikeCodeword(w, from: i + 7) {
+                            backward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: false, strong: isCodeword(w, from: i + 7, reversed: true)))
                         }
                     }
                 }
@@ -148,14 +160,18 @@ extension ReadSession {
     /// facing each other, of similar module sizes and a span of 38 to 99 modules apart. Points in the
     /// work image's coordinates.
     static func microPDF417Candidates(
-        _ hits: (forward: [PDF417Locator.Hit], backward: [PDF417Locator.Hit]), horizontal: Bool, step: Int, scale: (Double, Double)
+        _ hits: (forward: [PDF417Locator.Hit], backward: [PDF417Locator.Hit]), horizontal: Bool, step: Int, scale: (Double, Double),
+        strongOnly: Bool
     ) -> [(a: [Point], b: [Point], module: Double, lines: Int)] {
         var out: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
-        for (list, forwards) in [(hits.forward, true), (hits.backward, false)] where !list.isEmpty {
+        for (all, forwards) in [(hits.forward, true), (hits.backward, false)] where !all.isEmpty {
+            let list = strongOnly ? all.filter(\.strong) : all
             let lefts = PDF417Locator.chains(list.filter(\.isStart), step: step)
             let rights = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
             for s in lefts {
                 for t in rights {
+                    // A pair of sides of which neither read a codeword is not tried.
+                    guard strongOnly || s.hits.contains(where: \.strong) || t.hits.contains(where: \.strong) else { continue }
                     let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
                     guard bottom - top >= 2 * step else { continue }
                     let ratio = s.module / t.module
@@ -214,8 +230,12 @@ extension ReadSession {
                 return MicroPDF417Locator.read(edges: e, darkStarts: d, columns: columns, t: tl)
             }
             for columns in counts {
-                let across = ts.map { line($0, $0, columns: columns) }
-                guard across.contains(where: { $0.left != nil || $0.right != nil }) else { continue }
+                // Sixteen lines spread over the candidate first: without a RAP among them, it is not
+                // a symbol of this width.
+                let spread = stride(from: 0, to: ts.count, by: max(1, ts.count / 16)).map { ts[$0] }
+                let first = spread.map { line($0, $0, columns: columns) }
+                guard first.contains(where: { $0.left != nil || $0.right != nil }) else { continue }
+                let across = first + ts.filter { !spread.contains($0) }.map { line($0, $0, columns: columns) }
                 // Per variant, the rows each side's RAPs (next to a codeword of the row's cluster) name.
                 var ranked: [(v: MicroPDF417.Variant, left: (Double) -> Double, right: (Double) -> Double, score: Int)] = []
                 for v in MicroPDF417.variants where v.columns == columns {

@@ -13,6 +13,9 @@ enum PDF417Locator {
         /// Pixels per module along the line.
         var module: Double
         var isStart: Bool
+        /// For a MicroPDF417 side: whether the codeword next to the RAP is one of the table's (or
+        /// only eight runs of codeword-like widths).
+        var strong = true
     }
 
     /// A chain of hits on successive lines: one side of a symbol.
@@ -341,6 +344,7 @@ extension ReadSession {
         let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
         var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []
         var microCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
+        var weakCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
             for horizontal in [true, false] {
                 let (count, length) = horizontal ? (h, w) : (w, h)
@@ -348,7 +352,13 @@ extension ReadSession {
                     ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro)
                     : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro)
                 if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
-                microCandidates += Self.microPDF417Candidates((hits.microForward, hits.microBackward), horizontal: horizontal, step: 2 * step, scale: scale)
+                let microHits = (hits.microForward, hits.microBackward)
+                microCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
+                // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
+                // when the others give nothing.
+                if microHits.0.contains(where: { !$0.strong }) || microHits.1.contains(where: { !$0.strong }) {
+                    weakCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
+                }
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
                     let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
@@ -397,6 +407,7 @@ extension ReadSession {
             }
         }
         readMicroPDF417(microCandidates)
+        if !found.contains(where: { $0.raw.symbology == .micropdf417 }) { readMicroPDF417(weakCandidates) }
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
