@@ -245,7 +245,9 @@ extension ReadSession {
                         if let n = l.right, let r = v.row(of: n, first: v.right), l.codewords.last??.cluster == v.cluster(of: r) { rightRows.append((l.t, r)) }
                     }
                     let seen = Set(leftRows.map(\.row) + rightRows.map(\.row))
-                    guard leftRows.count + rightRows.count >= 3, seen.count >= 2 else { continue }
+                    // At least a sixth of its rows seen (a large variant fits a few rows of
+                    // anything by chance; reading it costs ten lines a row).
+                    guard leftRows.count + rightRows.count >= 3, seen.count >= 2, 6 * seen.count >= v.rows else { continue }
                     guard let (fl, fr) = Self.fit(left: leftRows, right: rightRows) else { continue }
                     // Rows seen on both sides count double: one side alone fits variants that are
                     // shifts of one another.

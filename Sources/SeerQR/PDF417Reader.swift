@@ -355,7 +355,7 @@ extension ReadSession {
                 let microHits = (hits.microForward, hits.microBackward)
                 microCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
                 // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
-                // when the others give nothing.
+                // when nothing at all was read.
                 if microHits.0.contains(where: { !$0.strong }) || microHits.1.contains(where: { !$0.strong }) {
                     weakCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
                 }
@@ -407,7 +407,7 @@ extension ReadSession {
             }
         }
         readMicroPDF417(microCandidates)
-        if !found.contains(where: { $0.raw.symbology == .micropdf417 }) { readMicroPDF417(weakCandidates) }
+        if found.isEmpty { readMicroPDF417(weakCandidates) }
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
