@@ -116,24 +116,33 @@ enum MicroPDF417 {
         return raps[p]
     }
 
-    /// The side RAP of six run widths `w[0..<6]` (pixels), scaled to ten modules; a quick test for
-    /// the locator's scan.
+    /// Whether each side RAP's widths (each 1–4: digits 0–3 in base 4, first highest) are one:
+    /// 4096 flags, for the locator's quick test.
+    static let sideFlags: [Bool] = {
+        var flags = [Bool](repeating: false, count: 4096)
+        for s in sideRAPs {
+            flags[s.utf8.reduce(0) { $0 * 4 + Int($1) - 49 }] = true
+        }
+        return flags
+    }()
+
+    /// Whether six run widths from `i` (pixels; `reversed`: read from the last), each rounded to
+    /// tenths of their sum, are a side RAP. Integer arithmetic and a table: the locator asks this of
+    /// many runs.
     @inline(__always)
     static func isSideRAP(_ w: UnsafeBufferPointer<Int32>, from i: Int, reversed: Bool) -> Bool {
         var total: Int32 = 0
         for k in 0..<6 { total += w[i + k] }
-        let u = Double(total) / 10
-        var p: UInt32 = 0
-        var sum = 0
+        guard total > 0 else { return false }
+        var index = 0, sum: Int32 = 0
         for k in 0..<6 {
-            let x = Double(w[reversed ? i + 5 - k : i + k]) / u
-            let r = max(1, Int(x.rounded()))
-            guard r <= 4 else { return false }
+            // round(10 w / total)
+            let r = (20 * w[reversed ? i + 5 - k : i + k] + total) / (2 * total)
+            guard r >= 1, r <= 4 else { return false }
             sum += r
-            p = p << 4 | UInt32(r)
+            index = index * 4 + Int(r - 1)
         }
-        guard sum == 10, let hit = raps[p] else { return false }
-        return !hit.centre
+        return sum == 10 && sideFlags[index]
     }
 
     /// The data codewords of a corrected symbol decoded: PDF417's compaction modes, starting in

@@ -170,8 +170,8 @@ extension ReadSession {
             let rights = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
             for s in lefts {
                 for t in rights {
-                    // A pair of sides of which neither read a codeword is not tried.
-                    guard strongOnly || s.hits.contains(where: \.strong) || t.hits.contains(where: \.strong) else { continue }
+                    // A pair of sides is tried only when each read a codeword on some line.
+                    guard strongOnly || (s.hits.contains(where: \.strong) && t.hits.contains(where: \.strong)) else { continue }
                     let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
                     guard bottom - top >= 2 * step else { continue }
                     let ratio = s.module / t.module
