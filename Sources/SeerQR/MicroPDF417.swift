@@ -147,7 +147,7 @@ enum MicroPDF417 {
 
     /// The data codewords of a corrected symbol decoded: PDF417's compaction modes, starting in
     /// Text compaction (no symbol length descriptor). Nil when a codeword breaks the rules,
-    /// including the Code 128 emulation and linkage codewords (903–918) Seer does not read.
+    /// including the Code 128 emulation and linkage codewords (903–912, 914–918) Seer does not read.
     static func decode(data: [Int]) -> PDF417Message? {
         guard !data.isEmpty, data.allSatisfy({ $0 < 929 }) else { return nil }
         // The high-level decoder skips a length descriptor: one is put in front.

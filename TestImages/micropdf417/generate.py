@@ -7,6 +7,7 @@ NAME.png with its text in NAME.txt. Deterministic: the same writer gives the sam
 
 - `mpdf-1col`, `mpdf-2col`, `mpdf-3col`, `mpdf-4col`: one symbol of each width.
 - `mpdf-4col-turned`: the 4-column symbol upside down.
+- `mpdf-3col-tilted`: the 3-column symbol turned 5° (its rows cross the scan lines).
 - `mpdf-2col-damaged`: three codewords' modules inverted (within what its check codewords correct).
 - `mpdf-1col-destroyed`: six of the eleven rows' codewords inverted (beyond it): no reading.
 """
@@ -39,7 +40,7 @@ def invert(modules, columns, cells):
     return m
 
 
-def save(name, modules, text, turn=False):
+def save(name, modules, text, turn=False, tilt=0):
     h, w = modules.shape
     canvas = np.ones((h + 2 * MARGIN, w + 2 * MARGIN), dtype=bool)
     canvas[MARGIN:MARGIN + h, MARGIN:MARGIN + w] = ~modules
@@ -47,6 +48,8 @@ def save(name, modules, text, turn=False):
         (canvas.shape[1] * SCALE, canvas.shape[0] * SCALE), Image.NEAREST)
     if turn:
         img = img.rotate(180)
+    if tilt:
+        img = img.rotate(tilt, resample=Image.BILINEAR, expand=True, fillcolor=255)
     img.save(os.path.join(HERE, name + ".png"), optimize=True)
     with open(os.path.join(HERE, name + ".txt"), "w", encoding="utf-8", newline="") as f:
         f.write(text)
@@ -62,6 +65,7 @@ def main():
     for columns, text in texts.items():
         save(f"mpdf-{columns}col", symbol(text, columns), text)
     save("mpdf-4col-turned", symbol(texts[4], 4), texts[4], turn=True)
+    save("mpdf-3col-tilted", symbol(texts[3], 3), texts[3], tilt=5)
     two = symbol(texts[2], 2)
     save("mpdf-2col-damaged", invert(two, 2, [(1, 0), (4, 1), (9, 0)]), texts[2])
     one = symbol(texts[1], 1)
