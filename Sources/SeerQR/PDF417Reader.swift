@@ -13,6 +13,9 @@ enum PDF417Locator {
         /// Pixels per module along the line.
         var module: Double
         var isStart: Bool
+        /// For a MicroPDF417 side: whether the codeword next to the RAP is one of the table's (or
+        /// only eight runs of codeword-like widths).
+        var strong = true
     }
 
     /// A chain of hits on successive lines: one side of a symbol.
@@ -46,9 +49,11 @@ enum PDF417Locator {
     /// Scans `count` lines of `length` pixels (`pixel(line, i)`), every `step` lines, for the
     /// patterns read forwards (`forward`) or backwards.
     static func scan(
-        _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int
-    ) -> (forward: [Hit], backward: [Hit]) {
+        _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int,
+        pdf417: Bool = true, micro: Bool = false
+    ) -> (forward: [Hit], backward: [Hit], microForward: [Hit], microBackward: [Hit]) {
         var forward: [Hit] = [], backward: [Hit] = []
+        var microForward: [Hit] = [], microBackward: [Hit] = []
         var row = [Int32](repeating: 0, count: length)
         var prefix = [Int32](repeating: 0, count: length + 1)
         var widths = [Int32](), starts = [Int32](), dark = [Bool]()
@@ -87,6 +92,16 @@ enum PDF417Locator {
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
             let n = widths.count
             guard n >= 9 else { continue }
+            // MicroPDF417's sides, on every other line scanned (its rows are at least two modules
+            // high and a symbol at least four rows).
+            if micro && n >= 15 && (line / step) % 2 == 0 {
+                widths.withUnsafeBufferPointer { w in
+                    starts.withUnsafeBufferPointer { st in
+                        MicroPDF417Locator.edges(w, starts: st, dark: dark, line: line, forward: &microForward, backward: &microBackward)
+                    }
+                }
+            }
+            guard pdf417 else { continue }
             widths.withUnsafeBufferPointer { w in
                 for i in 0..<(n - 7) {
                     // Forwards: start and stop begin with a bar; backwards the start begins with its
@@ -109,7 +124,7 @@ enum PDF417Locator {
                 }
             }
         }
-        return (forward, backward)
+        return (forward, backward, microForward, microBackward)
     }
 
     /// Groups hits of one kind into chains down successive lines.
@@ -323,16 +338,27 @@ extension PDF417Locator {
 extension ReadSession {
     /// Finds and reads PDF417 symbols (when asked for) on the reduced image.
     mutating func readPDF417() {
-        guard options.symbologies.contains(.pdf417), !outOfTime, let (reduced, scale) = level(.reduced) else { return }
+        let wantsPDF417 = options.symbologies.contains(.pdf417), wantsMicro = options.symbologies.contains(.micropdf417)
+        guard wantsPDF417 || wantsMicro, !outOfTime, let (reduced, scale) = level(.reduced) else { return }
         let w = reduced.width, h = reduced.height
         let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
         var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []
+        var microCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
+        var weakCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
             for horizontal in [true, false] {
                 let (count, length) = horizontal ? (h, w) : (w, h)
                 let hits = horizontal
-                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step)
-                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step)
+                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro)
+                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro)
+                if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
+                let microHits = (hits.microForward, hits.microBackward)
+                microCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
+                // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
+                // when nothing at all was read.
+                if microHits.0.contains(where: { !$0.strong }) || microHits.1.contains(where: { !$0.strong }) {
+                    weakCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
+                }
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
                     let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
@@ -380,6 +406,8 @@ extension ReadSession {
                 if debug { debugLog("pdf417: read \(message.bytes.count) bytes") }
             }
         }
+        readMicroPDF417(microCandidates)
+        if found.isEmpty { readMicroPDF417(weakCandidates) }
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.

@@ -61,6 +61,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case code93
     /// PDF417 (stacked rows of codewords; Macro PDF417 segments are read as their data).
     case pdf417
+    /// MicroPDF417 (ISO/IEC 24728: PDF417's codewords in 1–4 columns between row address patterns).
+    case micropdf417
 
     /// Micro QR Code (M1–M4).
     case microqr
