@@ -36,7 +36,7 @@ public final class PlateReader: Sendable {
         /// The sequence recogniser's share of a character's probabilities where it and the glyph
         /// readers read the same number of characters (``Recognizer/combined``), 0–1; with
         /// ``Recognizer/rescored``, the exponent its likelihood ratio is raised to.
-        public var sequenceWeight = 0.5
+        public var sequenceWeight = 0.35
         /// The sequence recogniser used by every mode but ``Recognizer/glyphs``; nil: the model
         /// shipped with Seer (``SequenceRecognizer/standard``). Another model's weights can be
         /// loaded with ``SequenceRecognizer/init(contentsOf:)``, e.g. to measure a new training run.
@@ -84,10 +84,19 @@ public final class PlateReader: Sendable {
         /// raised to ``Options/sequenceWeight``.
         case rescored
 
-        /// The recogniser used when none is given: glyph by glyph, which reads more plates than
-        /// the sequence recogniser alone or combined on the tune part of the photos
-        /// (docs/plates.md, "Sequence recogniser").
-        public static let defaultRecognizer = Recognizer.glyphs
+        /// Per region, the recogniser that read the most plates on the tune part of the photos
+        /// (docs/plates.md, "Sequence recogniser"): ``combined`` for US plates, ``glyphs`` for
+        /// European and Brazilian ones and when no region is given.
+        case automatic
+
+        /// The recogniser used when none is given: ``automatic``.
+        public static let defaultRecognizer = Recognizer.automatic
+
+        /// The recogniser this one stands for when reading plates of `region` (nil: every region).
+        public func resolved(for region: PlateRegion?) -> Recognizer {
+            guard self == .automatic else { return self }
+            return region == .us ? .combined : .glyphs
+        }
     }
 
     /// The options in force.
@@ -522,9 +531,10 @@ public final class PlateReader: Sendable {
         let search = CandidateSearch(grammar: grammar)
         let limit = max(options.candidates, 8)
         var positions = Self.combine(tesseract, classified, glyphs)
-        if options.recognizer == .sequence || options.recognizer == .combined, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
+        let mode = options.recognizer.resolved(for: region)
+        if mode == .sequence || mode == .combined, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
             let sequence = recognizer.read(rect.image).positions
-            if options.recognizer == .sequence {
+            if mode == .sequence {
                 positions = sequence
             } else if sequence.count == positions.count {
                 positions = zip(positions, sequence).map { Self.vote([$0, $1], weights: [1 - options.sequenceWeight, options.sequenceWeight]) }
@@ -553,7 +563,7 @@ public final class PlateReader: Sendable {
             candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
                 .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
         }
-        if options.recognizer == .rescored, candidates.count > 1, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
+        if mode == .rescored, candidates.count > 1, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
             candidates = Self.rescore(candidates, by: recognizer, columns: recognizer.columns(rect.image), weight: options.sequenceWeight)
         }
         guard let top = candidates.first, top.text.count >= 2 else { return nil }

@@ -35,7 +35,15 @@ PLATE_FONTS = [
     "clear-sans/ClearSans-Bold.ttf", "clear-sans/ClearSans-Medium.ttf", "jura/Jura-Bold.ttf", "noto/NotoSans-Bold.ttf",
     "noto/NotoSans-CondensedBold.ttf", "noto/NotoSans-SemiCondensedBold.ttf", "league-spartan/*", "urw-base35/URWGothic-Demi.otf",
     "open-sans/OpenSans-Bold.ttf", "lato/Lato-Bold.ttf", "cantarell/Cantarell-Bold*", "crosextra/Carlito-Bold.ttf",
+] + [
+    # Condensed faces whose O and 0 are stadiums (straight sides, round ends), as on Brazil's old plates
+    # and several European ones: beside round-O faces they teach O from D and 8 from B by the corners.
+    "dosis/Dosis-SemiBold.otf", "dosis/Dosis-Bold.otf", "dosis/Dosis-ExtraBold.otf",
+    "league-mono/LeagueMono-CondensedBold.otf", "league-mono/LeagueMono-CondensedExtraBold.otf",
+    "league-mono/LeagueMono-NarrowBold.otf",
 ]
+STADIUM_FONTS = ["dosis/Dosis-*Bold.otf", "league-mono/LeagueMono-CondensedBold.otf",
+                 "league-mono/LeagueMono-CondensedExtraBold.otf", "league-mono/LeagueMono-NarrowBold.otf"]
 # Faces for state names, slogans and dealer frames.
 SMALL_FONTS = ["dejavu/DejaVuSerif-Bold.ttf", "dejavu/DejaVuSans.ttf", "urw-base35/C059-Bold.otf",
                "urw-base35/Z003-MediumItalic.otf", "liberation2/LiberationSerif-Bold.ttf", "lato/Lato-Italic.ttf",
@@ -86,6 +94,7 @@ class Renderer:
     def __init__(self, seed):
         self.rng = np.random.default_rng(seed)
         self.fonts = font_files(PLATE_FONTS)
+        self.stadium = font_files(STADIUM_FONTS) or self.fonts
         self.small = font_files(SMALL_FONTS) or self.fonts
         if not self.fonts:
             raise SystemExit("no plate fonts: install the packages in scripts/plate-glyphs/README.md")
@@ -140,8 +149,9 @@ class Renderer:
         x0 = min(b[0] for b in boxes); x1 = max(b[2] for b in boxes)
         return (x0, y, x1, y + (asc[3] - asc[1])), label
 
-    def glyph_font(self, height):
-        path = self.fonts[self.rng.integers(len(self.fonts))]
+    def glyph_font(self, height, faces=None):
+        faces = faces or self.fonts
+        path = faces[self.rng.integers(len(faces))]
         # Size so that a capital H is `height` px tall.
         f = self.font(path, 100)
         bb = f.getbbox("H")
@@ -274,7 +284,8 @@ class Renderer:
             font_h = int(H * rng.uniform(0.5, 0.62))
             ty = int(H * 0.3)
             ink = (20, 20, 20) if grey else (250, 250, 250)
-        font = self.glyph_font(font_h)
+        # The old plates' face has stadium-shaped O and 0: most of them take such a face.
+        font = self.glyph_font(font_h, self.stadium if not mercosul and rng.random() < 0.6 else None)
         squeeze = rng.uniform(0.65, 1.0)
         spacing = int(rng.uniform(0.03, 0.12) * font_h)
         probe = Image.new("RGB", (W * 3, H), (0, 0, 0))

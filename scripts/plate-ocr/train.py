@@ -3,8 +3,8 @@
     python3 scripts/plate-ocr/train.py            # writes Sources/SeerPlate/Resources/plate-ctc.spr
 
 Data: plate rows rendered by render.py (seeds 1000 + chunk, fixed), never photos. The model:
-five 3x3 convolutions with ReLU and max-pooling (1 -> 12 -> 24 -> 32 -> 48 channels; the height
-32 is pooled to 2, the width by 4), a 2x3 convolution over the last two rows (64 channels, ReLU)
+four 3x3 convolutions with ReLU and max-pooling (1 -> 24 -> 48 -> 64 -> 96 channels; the height
+32 is pooled to 2, the width by 4), a 2x3 convolution over the last two rows (128 channels, ReLU)
 and a per-column linear layer to 37 classes (blank first, then A-Z 0-9). One output column per
 4 input columns, i.e. per 8 columns of the rectifier's 40 px glyph rows.
 """
@@ -25,22 +25,23 @@ import render  # noqa: E402
 
 CLASSES = "-" + render.CHARS  # index 0 is CTC's blank
 OUT = os.path.join(os.path.dirname(__file__), "../../Sources/SeerPlate/Resources/plate-ctc.spr")
-CHANNELS = (12, 24, 32, 48)
-HEAD = 64
+CHANNELS = (24, 48, 64, 96)  # the shipped model (scripts/plate-ocr/README.md)
+HEAD = 128
 
 
 class Net(nn.Module):
-    def __init__(self):
+    def __init__(self, channels=CHANNELS, head=HEAD):
         super().__init__()
-        c1, c2, c3, c4 = CHANNELS
+        c1, c2, c3, c4 = channels
+        self.channels, self.head = tuple(channels), head
         self.c1 = nn.Conv2d(1, c1, 3, padding=1)
         self.c2 = nn.Conv2d(c1, c2, 3, padding=1)
         self.c3 = nn.Conv2d(c2, c3, 3, padding=1)
         self.c4 = nn.Conv2d(c3, c4, 3, padding=1)
-        self.c5 = nn.Conv2d(c4, HEAD, (2, 3), padding=(0, 1))
-        self.out = nn.Conv2d(HEAD, len(CLASSES), 1)
+        self.c5 = nn.Conv2d(c4, head, (2, 3), padding=(0, 1))
+        self.out = nn.Conv2d(head, len(CLASSES), 1)
         # Batch normalisation while training; folded into the convolutions when exported.
-        self.bn = nn.ModuleList([nn.BatchNorm2d(c) for c in (c1, c2, c3, c4, HEAD)])
+        self.bn = nn.ModuleList([nn.BatchNorm2d(c) for c in (c1, c2, c3, c4, head)])
 
     def forward(self, x):  # x: N x 1 x 32 x W (W a multiple of 4)
         b = self.bn
@@ -90,7 +91,7 @@ def greedy(logits, length):
 
 
 def export(net, path):
-    blob = bytearray(b"SPR1") + struct.pack("<6i", render.HEIGHT, *CHANNELS, HEAD) + struct.pack("<i", len(CLASSES))
+    blob = bytearray(b"SPR1") + struct.pack("<6i", render.HEIGHT, *net.channels, net.head) + struct.pack("<i", len(CLASSES))
     blob += CLASSES.encode()
     convs = (net.c1, net.c2, net.c3, net.c4, net.c5, net.out)
     for k, layer in enumerate(convs):
@@ -111,12 +112,16 @@ def export(net, path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=60000)
-    ap.add_argument("--epochs", type=int, default=24)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--stop-after", type=int, default=0,
                     help="stop after this many epochs of the --epochs schedule (0: run it all)")
     ap.add_argument("--cache", default="/tmp/plate-ocr-data.npz")
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--channels", default=",".join(map(str, CHANNELS)),
+                    help="the four convolutions' channels (the shipped model: %(default)s)")
+    ap.add_argument("--render-only", action="store_true", help="render (or load) the rows into --cache and stop")
+    ap.add_argument("--head", type=int, default=HEAD, help="the 2x3 convolution's channels (shipped: %(default)s)")
     args = ap.parse_args()
     torch.manual_seed(7)
     torch.set_num_threads(args.threads)
@@ -130,7 +135,9 @@ def main():
         val = dataset(2000, 900000, args.threads)
         np.savez(args.cache, train=np.array(train, dtype=object), val=np.array(val, dtype=object))
     print(f"data: {len(train)} train, {len(val)} val in {time.time() - t0:.0f} s", flush=True)
-    net = Net()
+    if args.render_only:
+        return
+    net = Net(tuple(int(c) for c in args.channels.split(",")), args.head)
     print("parameters:", sum(p.numel() for p in net.parameters()), flush=True)
     opt = torch.optim.Adam(net.parameters(), lr=2e-3)
     steps = args.epochs * (len(train) // 64)

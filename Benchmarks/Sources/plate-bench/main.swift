@@ -56,7 +56,7 @@ if let i = arguments.firstIndex(of: "--recognizers"), i + 1 < arguments.count {
     recognizers = names.compactMap(PlateReader.Recognizer.init(rawValue:))
     arguments.removeSubrange(i...(i + 1))
     guard recognizers.count == names.count, !names.isEmpty else {
-        print("plate-bench: --recognizers takes glyphs, sequence, combined, rescored")
+        print("plate-bench: --recognizers takes glyphs, sequence, combined, rescored, automatic")
         exit(64)
     }
 }
