@@ -268,7 +268,8 @@ struct DMRERead {
 ///
 /// A symbol's dark modules touch each other through its finder, so it is one connected region of
 /// dark pixels; regions that are elongated like a DMRE symbol (its columns 1.5 to 18 times its
-/// rows), about half dark and big enough are outlined by their convex hull. The finder's two solid
+/// rows), about half dark and big enough are outlined by their convex hull; where libdmtx read
+/// nothing, square regions too, for ECC 200's own sizes. The finder's two solid
 /// sides and the clock tracks' dark modules lie on the hull's four longest sides, whose lines meet at
 /// the symbol's corners. Each corner is tried as the finder's, each size by how well its finder and
 /// clock modules (those of every data region) match the image, and the best are sampled through the
