@@ -70,20 +70,88 @@ enum DMRE {
         Size(rows: 26, columns: 64, regionRows: 24, regionColumns: 14, dataWords: 118, errorWords: 50, blocks: 1),
     ]
 
-    /// Each size's codeword placement over its mapping matrix (row by row): codeword × 8 + bit (0 the
-    /// most significant), or −1 for a module no codeword takes.
-    static let placements: [[Int]] = sizes.map { placement(rows: $0.mappingRows, columns: $0.mappingColumns) }
+    /// The ECC 200 sizes of ISO/IEC 16022 (Table 7): the twenty-four squares, 10x10 to 144x144, then
+    /// the six rectangles. Squares from 32x32 hold 2×2 data regions, from 64x64 4×4, from 120x120
+    /// 6×6; 144x144 takes ten blocks, the first eight of 156 data words and the last two of 155.
+    static let squareAndRectangleSizes: [Size] = [
+        Size(rows: 10, columns: 10, regionRows: 8, regionColumns: 8, dataWords: 3, errorWords: 5, blocks: 1),
+        Size(rows: 12, columns: 12, regionRows: 10, regionColumns: 10, dataWords: 5, errorWords: 7, blocks: 1),
+        Size(rows: 14, columns: 14, regionRows: 12, regionColumns: 12, dataWords: 8, errorWords: 10, blocks: 1),
+        Size(rows: 16, columns: 16, regionRows: 14, regionColumns: 14, dataWords: 12, errorWords: 12, blocks: 1),
+        Size(rows: 18, columns: 18, regionRows: 16, regionColumns: 16, dataWords: 18, errorWords: 14, blocks: 1),
+        Size(rows: 20, columns: 20, regionRows: 18, regionColumns: 18, dataWords: 22, errorWords: 18, blocks: 1),
+        Size(rows: 22, columns: 22, regionRows: 20, regionColumns: 20, dataWords: 30, errorWords: 20, blocks: 1),
+        Size(rows: 24, columns: 24, regionRows: 22, regionColumns: 22, dataWords: 36, errorWords: 24, blocks: 1),
+        Size(rows: 26, columns: 26, regionRows: 24, regionColumns: 24, dataWords: 44, errorWords: 28, blocks: 1),
+        Size(rows: 32, columns: 32, regionRows: 14, regionColumns: 14, dataWords: 62, errorWords: 36, blocks: 1),
+        Size(rows: 36, columns: 36, regionRows: 16, regionColumns: 16, dataWords: 86, errorWords: 42, blocks: 1),
+        Size(rows: 40, columns: 40, regionRows: 18, regionColumns: 18, dataWords: 114, errorWords: 48, blocks: 1),
+        Size(rows: 44, columns: 44, regionRows: 20, regionColumns: 20, dataWords: 144, errorWords: 56, blocks: 1),
+        Size(rows: 48, columns: 48, regionRows: 22, regionColumns: 22, dataWords: 174, errorWords: 68, blocks: 1),
+        Size(rows: 52, columns: 52, regionRows: 24, regionColumns: 24, dataWords: 204, errorWords: 84, blocks: 2),
+        Size(rows: 64, columns: 64, regionRows: 14, regionColumns: 14, dataWords: 280, errorWords: 112, blocks: 2),
+        Size(rows: 72, columns: 72, regionRows: 16, regionColumns: 16, dataWords: 368, errorWords: 144, blocks: 4),
+        Size(rows: 80, columns: 80, regionRows: 18, regionColumns: 18, dataWords: 456, errorWords: 192, blocks: 4),
+        Size(rows: 88, columns: 88, regionRows: 20, regionColumns: 20, dataWords: 576, errorWords: 224, blocks: 4),
+        Size(rows: 96, columns: 96, regionRows: 22, regionColumns: 22, dataWords: 696, errorWords: 272, blocks: 4),
+        Size(rows: 104, columns: 104, regionRows: 24, regionColumns: 24, dataWords: 816, errorWords: 336, blocks: 6),
+        Size(rows: 120, columns: 120, regionRows: 18, regionColumns: 18, dataWords: 1050, errorWords: 408, blocks: 6),
+        Size(rows: 132, columns: 132, regionRows: 20, regionColumns: 20, dataWords: 1304, errorWords: 496, blocks: 8),
+        Size(rows: 144, columns: 144, regionRows: 22, regionColumns: 22, dataWords: 1558, errorWords: 620, blocks: 10),
+        Size(rows: 8, columns: 18, regionRows: 6, regionColumns: 16, dataWords: 5, errorWords: 7, blocks: 1),
+        Size(rows: 8, columns: 32, regionRows: 6, regionColumns: 14, dataWords: 10, errorWords: 11, blocks: 1),
+        Size(rows: 12, columns: 26, regionRows: 10, regionColumns: 24, dataWords: 16, errorWords: 14, blocks: 1),
+        Size(rows: 12, columns: 36, regionRows: 10, regionColumns: 16, dataWords: 22, errorWords: 18, blocks: 1),
+        Size(rows: 16, columns: 36, regionRows: 14, regionColumns: 16, dataWords: 32, errorWords: 24, blocks: 1),
+        Size(rows: 16, columns: 48, regionRows: 14, regionColumns: 22, dataWords: 49, errorWords: 28, blocks: 1),
+    ]
 
-    /// Each size's finder and clock modules: (row, column, dark).
-    static let fixedModules: [[(Int, Int, Bool)]] = sizes.map { s in
-        var list: [(Int, Int, Bool)] = []
-        for r in 0..<s.rows {
-            for c in 0..<s.columns {
-                if let dark = s.fixed(r, c) { list.append((r, c, dark)) }
+    /// A list of sizes with each one's codeword placement and finder and clock modules, made once.
+    struct Table: Sendable {
+        let sizes: [Size]
+        /// Each size's codeword placement over its mapping matrix (row by row): codeword × 8 + bit
+        /// (0 the most significant), or −1 for a module no codeword takes.
+        let placements: [[Int]]
+        /// Each size's finder and clock modules: (row, column, dark).
+        let fixedModules: [[(Int, Int, Bool)]]
+
+        init(_ sizes: [Size]) {
+            self.sizes = sizes
+            placements = sizes.map { DMRE.placement(rows: $0.mappingRows, columns: $0.mappingColumns) }
+            fixedModules = sizes.map { s in
+                var list: [(Int, Int, Bool)] = []
+                for r in 0..<s.rows {
+                    for c in 0..<s.columns {
+                        if let dark = s.fixed(r, c) { list.append((r, c, dark)) }
+                    }
+                }
+                return list
             }
         }
-        return list
+
+        /// The codewords of a symbol of size `sizes[index]` from its modules (row by row, true = dark).
+        func codewords(_ dark: [Bool], size index: Int) -> [UInt8] {
+            let s = sizes[index]
+            var words = [UInt8](repeating: 0, count: s.totalWords)
+            let map = placements[index]
+            for r in 0..<s.mappingRows {
+                for c in 0..<s.mappingColumns {
+                    let v = map[r * s.mappingColumns + c]
+                    guard v >= 0, v >> 3 < words.count else { continue }
+                    let (sr, sc) = s.symbolModule(r, c)
+                    if dark[sr * s.columns + sc] { words[v >> 3] |= UInt8(0x80 >> (v & 7)) }
+                }
+            }
+            return words
+        }
     }
+
+    /// The DMRE sizes, and ISO/IEC 16022's squares and rectangles (read where libdmtx reads none).
+    static let table = Table(sizes)
+    static let squareAndRectangleTable = Table(squareAndRectangleSizes)
+
+    /// Each DMRE size's codeword placement over its mapping matrix.
+    static var placements: [[Int]] { table.placements }
 
     /// ECC 200's module placement (ISO/IEC 16022, Annex F) over a mapping matrix of `rows` ×
     /// `columns`: codewords in the eight-module "utah" shape along diagonal sweeps, with the four
@@ -157,21 +225,8 @@ enum DMRE {
         return map
     }
 
-    /// The codewords of a symbol of size `sizes[index]` from its modules (row by row, true = dark).
-    static func codewords(_ dark: [Bool], size index: Int) -> [UInt8] {
-        let s = sizes[index]
-        var words = [UInt8](repeating: 0, count: s.totalWords)
-        let map = placements[index]
-        for r in 0..<s.mappingRows {
-            for c in 0..<s.mappingColumns {
-                let v = map[r * s.mappingColumns + c]
-                guard v >= 0, v >> 3 < words.count else { continue }
-                let (sr, sc) = s.symbolModule(r, c)
-                if dark[sr * s.columns + sc] { words[v >> 3] |= UInt8(0x80 >> (v & 7)) }
-            }
-        }
-        return words
-    }
+    /// The codewords of a DMRE symbol of size `sizes[index]` from its modules (row by row, true = dark).
+    static func codewords(_ dark: [Bool], size index: Int) -> [UInt8] { table.codewords(dark, size: index) }
 
     /// Corrects the blocks of `codewords` (data words then error words, interleaved), checks that
     /// every syndrome is zero and decodes the data strictly; nil when any block is beyond correction
@@ -213,7 +268,8 @@ struct DMRERead {
 ///
 /// A symbol's dark modules touch each other through its finder, so it is one connected region of
 /// dark pixels; regions that are elongated like a DMRE symbol (its columns 1.5 to 18 times its
-/// rows), about half dark and big enough are outlined by their convex hull. The finder's two solid
+/// rows), about half dark and big enough are outlined by their convex hull; where libdmtx read
+/// nothing, square regions too, for ECC 200's own sizes. The finder's two solid
 /// sides and the clock tracks' dark modules lie on the hull's four longest sides, whose lines meet at
 /// the symbol's corners. Each corner is tried as the finder's, each size by how well its finder and
 /// clock modules (those of every data region) match the image, and the best are sampled through the
@@ -236,7 +292,10 @@ struct DMRELocator {
 
     /// The outlines (four corners in order around) of dark regions shaped like a DMRE symbol, largest
     /// first, at most `limit`.
-    func candidates(limit: Int = 8, minimumSide: Double = 9, log: ((String) -> Void)? = nil) -> [[Point]] {
+    ///
+    /// With `squares`, regions about as long as wide are outlined too (ECC 200's squares), by the
+    /// longest edge of their hull rather than their axis of inertia, which a square lacks.
+    func candidates(limit: Int = 8, minimumSide: Double = 9, squares: Bool = false, log: ((String) -> Void)? = nil) -> [[Point]] {
         let t0 = log == nil ? 0 : ReadSession.cpuMilliseconds()
         let w = bin.width, h = bin.height
         guard w >= 16, h >= 8 else { return [] }
@@ -364,7 +423,7 @@ struct DMRELocator {
         var moments: [Blob] = []
         for b in 0..<pixels.count where pixels[b] >= least {
             let bw = Int(maxX[b] - minX[b]), bh = Int(maxY[b] - minY[b]) + 1
-            guard Double(min(bw, bh)) >= minimumSide * 0.7, Double(max(bw, bh)) >= 4 * minimumSide, 2 * runCount[b] >= 3 * max(bw, bh) else { continue }
+            guard Double(min(bw, bh)) >= minimumSide * 0.7, Double(max(bw, bh)) >= (squares ? 1.5 : 4) * minimumSide, 2 * runCount[b] >= 3 * max(bw, bh) else { continue }
             plausible[b] = Int32(moments.count)
             moments.append(Blob())
         }
@@ -392,6 +451,8 @@ struct DMRELocator {
             var area: Double
             var width: Double
             var axis: Point
+            /// Too near a square for its axis of inertia to follow its sides.
+            var square: Bool
         }
         var shaped: [Shaped] = []
         for b in 0..<count.count {
@@ -403,11 +464,15 @@ struct DMRELocator {
             let l1 = tr / 2 + disc, l2 = max(0, tr / 2 - disc)
             // A uniformly covered rectangle of L × W has variances L²/12 and W²/12.
             let length = (12 * l1).squareRoot(), width = (12 * l2).squareRoot()
-            guard width >= minimumSide, length >= 1.4 * width, length <= 24 * width else { continue }
+            guard width >= minimumSide, length >= (squares ? 1 : 1.4) * width, length <= 24 * width else { continue }
+            // A square region that reaches the image's edge has lost its quiet zone, and likely part
+            // of itself.
+            let i = blobIndex[b]
+            if length < 1.4 * width && (minX[i] == 0 || minY[i] == 0 || Int(maxX[i]) >= w || Int(maxY[i]) >= h - 1) { continue }
             let fill = n / (length * width)
             guard fill >= 0.3, fill <= 0.9 else { continue }
             let angle = 0.5 * atan2(2 * cxy, cxx - cyy)
-            shaped.append(Shaped(index: b, area: length * width, width: width, axis: Point(x: cos(angle), y: sin(angle))))
+            shaped.append(Shaped(index: b, area: length * width, width: width, axis: Point(x: cos(angle), y: sin(angle)), square: length < 1.4 * width))
         }
         let t2 = log == nil ? 0 : ReadSession.cpuMilliseconds()
         log?("dmre: \(runs) runs in \(t1 - t0) ms, \(pixels.count) regions (\(moments.count) plausible) in \(t2 - t1) ms, \(shaped.count) shaped")
@@ -464,13 +529,14 @@ struct DMRELocator {
         return shaped.enumerated().compactMap { k, c in
             var b = blob(c.index)
             b.runs = runsOf[k]
-            return Self.outline(b, centre: b.centre, axis: c.axis)
+            return Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
         }
     }
 
     /// The four corners of a region's outline, in order around: the crossings of the lines of the
-    /// longest hull edge on each of its four sides (along and across `axis`).
-    static func outline(_ b: Blob, centre: Point, axis: Point) -> [Point]? {
+    /// longest hull edge on each of its four sides (along and across `axis`, or when nil the hull's
+    /// longest edge, a side of the finder's L).
+    static func outline(_ b: Blob, centre: Point, axis: Point?) -> [Point]? {
         // The hull of the pixels' corners is that of each row's leftmost and rightmost.
         guard let top = b.runs.map(\.y).min(), let bottom = b.runs.map(\.y).max() else { return nil }
         var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
@@ -487,6 +553,15 @@ struct DMRELocator {
         }
         let hull = convexHull(points)
         guard hull.count >= 4 else { return nil }
+        var longest = (length: 0.0, direction: Point(x: 1, y: 0))
+        if axis == nil {
+            for i in 0..<hull.count {
+                let a = hull[i], c = hull[(i + 1) % hull.count]
+                let length = ((c.x - a.x) * (c.x - a.x) + (c.y - a.y) * (c.y - a.y)).squareRoot()
+                if length > longest.length { longest = (length, Point(x: (c.x - a.x) / length, y: (c.y - a.y) / length)) }
+            }
+        }
+        let axis = axis ?? longest.direction
         let across = Point(x: -axis.y, y: axis.x)
         func dot(_ a: Point, _ b: Point) -> Double { a.x * b.x + a.y * b.y }
         var halfLength = 0.0, halfWidth = 0.0
@@ -548,6 +623,7 @@ struct DMRELocator {
     /// One way to lay a size over an outline: the finder's corner, the far ends of its long and
     /// short sides, and how well the size's finder and clock modules match.
     struct Hypothesis {
+        var table: Int
         var size: Int
         var homography: Homography
         var corners: [Point]
@@ -556,13 +632,15 @@ struct DMRELocator {
         var light: Double
     }
 
-    /// Reads the symbol an outline holds, if it is a DMRE symbol whose blocks correct.
-    func read(_ outline: [Point], log: ((String) -> Void)? = nil) -> DMRERead? {
+    /// Reads the symbol an outline holds, if it is a symbol of one of `tables`' sizes whose blocks
+    /// correct.
+    func read(_ outline: [Point], tables: [DMRE.Table] = [DMRE.table], log: ((String) -> Void)? = nil) -> DMRERead? {
         func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
         return gray.pixels.withUnsafeBufferPointer { p -> DMRERead? in
             let w = gray.width, h = gray.height
             func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
             var hypotheses: [Hypothesis] = []
+            let sizes = tables.indices.flatMap { t in tables[t].sizes.indices.map { (t, $0) } }
             for corner in 0..<4 {
                 let before = outline[(corner + 3) % 4], after = outline[(corner + 1) % 4], opposite = outline[(corner + 2) % 4]
                 let l = outline[corner]
@@ -572,12 +650,16 @@ struct DMRELocator {
                     guard short > 0 else { continue }
                     // Top-left, top-right, bottom-right, bottom-left.
                     let quad = [leftEnd, opposite, bottomEnd, l]
-                    for (index, s) in DMRE.sizes.enumerated() {
+                    // The unit square onto the outline; each size scales it to its modules.
+                    let unitSquare = [Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: 1), Point(x: 0, y: 1)]
+                    guard let unit = Homography(from: unitSquare, to: quad) else { continue }
+                    for (t, index) in sizes {
+                        let table = tables[t], s = table.sizes[index]
                         // The sides' lengths in proportion to the size, within what perspective allows.
                         let ratio = (long / Double(s.columns)) / (short / Double(s.rows))
                         guard ratio > 0.5, ratio < 2 else { continue }
-                        let grid = [Point(x: 0, y: 0), Point(x: Double(s.columns), y: 0), Point(x: Double(s.columns), y: Double(s.rows)), Point(x: 0, y: Double(s.rows))]
-                        guard let hm = Homography(from: grid, to: quad) else { continue }
+                        let u = 1 / Double(s.columns), v = 1 / Double(s.rows)
+                        let hm = Homography([unit.a * u, unit.b * v, unit.c, unit.d * u, unit.e * v, unit.f, unit.g * u, unit.h * v])
                         // First the finder alone, in the two-level image: its bottom row and left
                         // column must be dark.
                         var finderDark = 0, finderSamples = 0
@@ -590,7 +672,7 @@ struct DMRELocator {
                         for c in stride(from: 0, to: s.columns, by: max(1, s.columns / 24)) { finder(Double(c) + 0.5, Double(s.rows) - 0.5) }
                         for r in stride(from: 0, to: s.rows, by: max(1, s.rows / 8)) { finder(0.5, Double(r) + 0.5) }
                         guard Double(finderDark) >= 0.8 * Double(finderSamples) else { continue }
-                        let fixed = DMRE.fixedModules[index]
+                        let fixed = table.fixedModules[index]
                         var values = [Double](repeating: 0, count: fixed.count)
                         var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
                         for (i, m) in fixed.enumerated() {
@@ -610,55 +692,127 @@ struct DMRELocator {
                         var agree = 0
                         for (i, m) in fixed.enumerated() where (values[i] < threshold) == m.2 { agree += 1 }
                         let score = Double(agree) / Double(fixed.count)
-                        hypotheses.append(Hypothesis(size: index, homography: hm, corners: quad, score: score, dark: dark, light: light))
+                        hypotheses.append(Hypothesis(table: t, size: index, homography: hm, corners: quad, score: score, dark: dark, light: light))
                     }
                 }
             }
             hypotheses.sort { $0.score > $1.score }
             if let log {
                 let corners = outline.map { "(\(Int($0.x)),\(Int($0.y)))" }.joined(separator: " ")
-                let best = hypotheses.prefix(3).map { "\(DMRE.sizes[$0.size]) \(String(format: "%.3f", $0.score))" }.joined(separator: ", ")
+                let best = hypotheses.prefix(3).map { "\(tables[$0.table].sizes[$0.size]) \(String(format: "%.3f", $0.score))" }.joined(separator: ", ")
                 log("dmre: outline \(corners): \(best)")
             }
-            for hyp in hypotheses.prefix(3) where hyp.score >= Self.minimumScore {
-                let s = DMRE.sizes[hyp.size]
-                log?("dmre: \(s) score \(String(format: "%.3f", hyp.score)) contrast \(Int(hyp.light - hyp.dark))")
-                // Each module's level: its centre and four points around it, a fifth of a module off.
-                var values = [Double](repeating: 0, count: s.rows * s.columns)
-                for r in 0..<s.rows {
-                    for c in 0..<s.columns {
-                        let x = Double(c) + 0.5, y = Double(r) + 0.5
-                        var sum = 2 * grey(hyp.homography.apply(x, y))
-                        for (dx, dy) in [(-0.2, -0.2), (0.2, -0.2), (-0.2, 0.2), (0.2, 0.2)] { sum += grey(hyp.homography.apply(x + dx, y + dy)) }
-                        values[r * s.columns + c] = sum / 6
-                    }
+            // A square size and its mirror image match the same finder and clock modules: the best
+            // four, so that both of the best size's readings are tried.
+            for first in hypotheses.prefix(4) where first.score >= Self.minimumScore {
+                let table = tables[first.table], s = table.sizes[first.size]
+                log?("dmre: \(s) score \(String(format: "%.3f", first.score)) contrast \(Int(first.light - first.dark))")
+                // The outline as found, then moved corner by corner to where the finder and clock
+                // modules stand out most (a hull's corner can be off by a fraction of a module, too
+                // much for small modules).
+                var fits = [first]
+                if let refined = refine(first, table: table, grey: grey), refined.light - refined.dark > first.light - first.dark {
+                    fits.append(refined)
                 }
-                // The threshold halfway between the finder's and the clock's levels, then to either
-                // side (ink spreading into light modules, or light into dark).
-                for shift in [0.5, 0.4, 0.6, 0.3, 0.7] {
-                    let threshold = hyp.dark + (hyp.light - hyp.dark) * shift
-                    let dark = values.map { $0 < threshold }
-                    guard let decoded = DMRE.decode(DMRE.codewords(dark, size: hyp.size), size: s) else {
-                        if let log {
-                            let fixedWrong = DMRE.fixedModules[hyp.size].filter { dark[$0.0 * s.columns + $0.1] != $0.2 }.count
-                            log("dmre: threshold \(shift): \(fixedWrong) finder and clock modules wrong, blocks beyond correction")
-                        }
-                        continue
+                for hyp in fits {
+                    if hyp.corners != first.corners {
+                        log?("dmre: refined outline, contrast \(Int(hyp.light - hyp.dark))")
                     }
-                    log?("dmre: \(s) read, \(decoded.corrected) corrected")
-                    let module = (distance(hyp.corners[3], hyp.corners[2]) / Double(s.columns) + distance(hyp.corners[3], hyp.corners[0]) / Double(s.rows)) / 2
-                    return DMRERead(stream: decoded.stream, codewords: decoded.codewords, size: s, corners: hyp.corners, module: module)
+                    if let read = sampleAndDecode(hyp, table: table, grey: grey, log: log) { return read }
                 }
             }
             return nil
         }
+    }
+
+    /// Samples every module of a hypothesis's size through its homography and decodes them at a
+    /// few thresholds between its finder's and clock's levels.
+    func sampleAndDecode(_ hyp: Hypothesis, table: DMRE.Table, grey: (Point) -> Double, log: ((String) -> Void)?) -> DMRERead? {
+        func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        let s = table.sizes[hyp.size]
+        // Each module's level: its centre and four points around it, a fifth of a module off.
+        var values = [Double](repeating: 0, count: s.rows * s.columns)
+        for r in 0..<s.rows {
+            for c in 0..<s.columns {
+                let x = Double(c) + 0.5, y = Double(r) + 0.5
+                var sum = 2 * grey(hyp.homography.apply(x, y))
+                for (dx, dy) in [(-0.2, -0.2), (0.2, -0.2), (-0.2, 0.2), (0.2, 0.2)] { sum += grey(hyp.homography.apply(x + dx, y + dy)) }
+                values[r * s.columns + c] = sum / 6
+            }
+        }
+        // The threshold halfway between the finder's and the clock's levels, then to either
+        // side (ink spreading into light modules, or light into dark).
+        for shift in [0.5, 0.4, 0.6, 0.3, 0.7] {
+            let threshold = hyp.dark + (hyp.light - hyp.dark) * shift
+            let dark = values.map { $0 < threshold }
+            guard let decoded = DMRE.decode(table.codewords(dark, size: hyp.size), size: s) else {
+                if let log {
+                    let fixedWrong = table.fixedModules[hyp.size].filter { dark[$0.0 * s.columns + $0.1] != $0.2 }.count
+                    log("dmre: threshold \(shift): \(fixedWrong) finder and clock modules wrong, blocks beyond correction")
+                }
+                continue
+            }
+            log?("dmre: \(s) read, \(decoded.corrected) corrected")
+            let module = (distance(hyp.corners[3], hyp.corners[2]) / Double(s.columns) + distance(hyp.corners[3], hyp.corners[0]) / Double(s.rows)) / 2
+            return DMRERead(stream: decoded.stream, codewords: decoded.codewords, size: s, corners: hyp.corners, module: module)
+        }
+        return nil
+    }
+
+    /// The hypothesis with its corners moved, a fraction of a module at a time, while the contrast
+    /// between the size's dark and light finder and clock modules grows; nil when no move helps.
+    func refine(_ hyp: Hypothesis, table: DMRE.Table, grey: (Point) -> Double) -> Hypothesis? {
+        let s = table.sizes[hyp.size], fixed = table.fixedModules[hyp.size]
+        let grid = [Point(x: 0, y: 0), Point(x: Double(s.columns), y: 0), Point(x: Double(s.columns), y: Double(s.rows)), Point(x: 0, y: Double(s.rows))]
+        func measure(_ quad: [Point]) -> (Homography, Double, Double)? {
+            guard let hm = Homography(from: grid, to: quad) else { return nil }
+            var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
+            for m in fixed {
+                let v = grey(hm.apply(Double(m.1) + 0.5, Double(m.0) + 0.5))
+                if m.2 {
+                    darkSum += v
+                    darkCount += 1
+                } else {
+                    lightSum += v
+                    lightCount += 1
+                }
+            }
+            return (hm, darkSum / darkCount, lightSum / lightCount)
+        }
+        func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        let module = (distance(hyp.corners[3], hyp.corners[2]) / Double(s.columns) + distance(hyp.corners[3], hyp.corners[0]) / Double(s.rows)) / 2
+        var best = hyp, improved = false
+        var step = 0.4 * module
+        for _ in 0..<10 {
+            var moved = false
+            for k in 0..<4 {
+                for (dx, dy) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
+                    var quad = best.corners
+                    quad[k] = Point(x: quad[k].x + dx * step, y: quad[k].y + dy * step)
+                    guard let (hm, dark, light) = measure(quad), light - dark > best.light - best.dark else { continue }
+                    best.corners = quad
+                    best.homography = hm
+                    best.dark = dark
+                    best.light = light
+                    moved = true
+                }
+            }
+            if moved {
+                improved = true
+            } else {
+                step /= 2
+                if step < 0.1 * module { break }
+            }
+        }
+        return improved ? best : nil
     }
 }
 
 extension ReadSession {
     /// DMRE symbols on the reduced level: dark regions shaped like one, outlined and read
     /// (``DMRELocator``). Runs after libdmtx, which reads the other DataMatrix sizes; a region where a
-    /// DataMatrix is already read is not tried again.
+    /// DataMatrix is already read is not tried again. The regions libdmtx read nothing in are tried
+    /// for ECC 200's own squares and rectangles too, and square regions are outlined for them.
     mutating func readDMRE() {
         guard wantsDataMatrix, !outOfTime, let (image, scale) = level(.reduced) else { return }
         let started = elapsedMs
@@ -666,7 +820,7 @@ extension ReadSession {
         let locator = DMRELocator(gray: image, bin: bin)
         let logger = self.logger
         let t0 = elapsedMs
-        let candidates = locator.candidates(log: debug ? { logger.trace("\($0)") } : nil)
+        let candidates = locator.candidates(limit: 10, squares: true, log: debug ? { logger.trace("\($0)") } : nil)
         if debug { debugLog("dmre: binarised in \(t0 - started) ms") }
         if debug { debugLog("dmre: \(candidates.count) candidates on \(image.width)x\(image.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
         for outline in candidates {
@@ -674,7 +828,7 @@ extension ReadSession {
             let centre = Point(
                 x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
             if found.contains(where: { $0.raw.symbology == .datamatrix && $0.contains(centre) }) { continue }
-            guard let read = locator.read(outline, log: debug ? { logger.trace("\($0)") } : nil) else { continue }
+            guard let read = locator.read(outline, tables: [DMRE.table, DMRE.squareAndRectangleTable], log: debug ? { logger.trace("\($0)") } : nil) else { continue }
             if debug {
                 debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
             }

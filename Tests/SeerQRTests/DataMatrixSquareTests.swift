@@ -1,0 +1,79 @@
+import Foundation
+import SeerImage
+import Testing
+
+@testable import SeerQR
+
+/// ECC 200's own squares and rectangles read by Seer's locator and sampler (`DMRE.swift`) where
+/// libdmtx reads nothing: the size table and placement of several data regions and blocks, and the
+/// symbols of `TestImages/dmsquare` (written by zxing-cpp's encoder, `TestImages/dmsquare.py`).
+@Suite("DataMatrix squares")
+struct DataMatrixSquareTests {
+    static let directory = Fixtures.root.appendingPathComponent("TestImages/dmsquare")
+    static let reader = CodeReader.forTests(symbologies: Set(Symbology.allCases))
+
+    static func image(_ name: String) throws -> GrayImage {
+        try Fixtures.gray(directory.appendingPathComponent(name + ".png").path)
+    }
+
+    static func expected(_ name: String) throws -> String {
+        let data = try Data(contentsOf: directory.appendingPathComponent(name + ".txt"))
+        return Fixtures.droppingNewline(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The symbols Seer's own locator reads in `image` with the squares and rectangles alone, as
+    /// the code reader runs it (the local threshold of the reduced level).
+    static func ownReadings(_ image: GrayImage) -> [String] {
+        let bin = Imaging.binarize(image, window: max(24, max(image.width, image.height) / 12))
+        let locator = DMRELocator(gray: image, bin: bin)
+        return locator.candidates(limit: 10, squares: true).compactMap {
+            locator.read($0, tables: [DMRE.squareAndRectangleTable]).flatMap { String(bytes: $0.stream.bytes, encoding: .utf8) }
+        }
+    }
+
+    @Test("every size's codewords fill its mapping matrix, each bit once, in its blocks")
+    func placementCoversEveryModule() {
+        let table = DMRE.squareAndRectangleTable
+        #expect(table.sizes.count == 30)
+        for (index, s) in table.sizes.enumerated() {
+            #expect(s.regionsDown * (s.regionRows + 2) == s.rows && s.regionsAcross * (s.regionColumns + 2) == s.columns, "\(s)")
+            #expect(s.mappingRows * s.mappingColumns / 8 == s.totalWords, "\(s)")
+            let placed = table.placements[index].filter { $0 >= 0 }
+            #expect(placed.count == 8 * s.totalWords, "\(s)")
+            #expect(Set(placed).count == placed.count, "\(s): a bit placed twice")
+            #expect(s.errorWords % s.blocks == 0, "\(s)")
+            #expect((0..<s.blocks).map { s.dataWords(ofBlock: $0) }.reduce(0, +) == s.dataWords, "\(s)")
+        }
+        // 144x144: eight blocks of 156 data words, then two of 155.
+        let largest = table.sizes[23]
+        #expect(largest.rows == 144 && largest.regionsDown == 6 && largest.blocks == 10)
+        #expect((0..<10).map { largest.dataWords(ofBlock: $0) } == Array(repeating: 156, count: 8) + [155, 155])
+    }
+
+    /// libdmtx reads this symbol only when given far longer than a read allows it (a second or so);
+    /// within a read, Seer's own sampler reads it.
+    @Test("a 32x32 symbol of four regions seen at an angle, in low contrast, read by Seer's sampler")
+    func perspective() throws {
+        let name = "dm-32x32-perspective"
+        let image = try Self.image(name)
+        let text = try Self.expected(name)
+        #expect(Self.ownReadings(image) == [text])
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [text])
+    }
+
+    @Test(
+        "several regions and blocks, and a rectangle, read by Seer's sampler as exactly their text",
+        arguments: ["dm-64x64", "dm-144x144", "dm-16x48", "dm-24x24"])
+    func ownSamplerReadsExactly(_ name: String) throws {
+        let image = try Self.image(name)
+        #expect(Self.ownReadings(image) == [try Self.expected(name)], "\(name)")
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [try Self.expected(name)], "\(name)")
+    }
+
+    @Test("damage beyond correction reads as nothing, by either reader")
+    func beyondCorrection() throws {
+        let image = try Self.image("dm-24x24-beyond")
+        #expect(Self.ownReadings(image).isEmpty)
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.isEmpty)
+    }
+}
