@@ -12,14 +12,9 @@ struct DMRETests {
     static let directory = Fixtures.root.appendingPathComponent("TestImages/dmre")
     static let reader = CodeReader.forTests(symbologies: Set(Symbology.allCases))
 
-    static func image(_ name: String) throws -> GrayImage {
-        try Fixtures.gray(directory.appendingPathComponent(name + ".png").path)
-    }
+    static func image(_ name: String) throws -> GrayImage { try Fixtures.gray(name, in: directory) }
 
-    static func expected(_ name: String) throws -> String {
-        let data = try Data(contentsOf: directory.appendingPathComponent(name + ".txt"))
-        return Fixtures.droppingNewline(String(decoding: data, as: UTF8.self))
-    }
+    static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
 
     static func dataMatrix(_ image: GrayImage) -> [Symbol] {
         reader.read(image).filter { $0.symbology == .datamatrix }

@@ -12,14 +12,9 @@ struct DataMatrixSquareTests {
     static let directory = Fixtures.root.appendingPathComponent("TestImages/dmsquare")
     static let reader = CodeReader.forTests(symbologies: Set(Symbology.allCases))
 
-    static func image(_ name: String) throws -> GrayImage {
-        try Fixtures.gray(directory.appendingPathComponent(name + ".png").path)
-    }
+    static func image(_ name: String) throws -> GrayImage { try Fixtures.gray(name, in: directory) }
 
-    static func expected(_ name: String) throws -> String {
-        let data = try Data(contentsOf: directory.appendingPathComponent(name + ".txt"))
-        return Fixtures.droppingNewline(String(decoding: data, as: UTF8.self))
-    }
+    static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
 
     /// The symbols Seer's own locator reads in `image` with the squares and rectangles alone, as
     /// the code reader runs it (the local threshold of the reduced level).

@@ -4,6 +4,17 @@ import SeerQR
 
 /// Locates `TestImages/qr` from this file's path and reads the generated fixtures' manifest.
 enum Fixtures {
+    /// `NAME.png` of `directory`, grey.
+    static func gray(_ name: String, in directory: URL) throws -> GrayImage {
+        try gray(directory.appendingPathComponent(name + ".png").path)
+    }
+
+    /// `NAME.txt` of `directory`: the text an image holds, one trailing newline dropped.
+    static func expected(_ name: String, in directory: URL) throws -> String {
+        let data = try Data(contentsOf: directory.appendingPathComponent(name + ".txt"))
+        return droppingNewline(String(decoding: data, as: UTF8.self))
+    }
+
     static let root: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let qrDirectory = root.appendingPathComponent("TestImages/qr")
