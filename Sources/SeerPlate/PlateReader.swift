@@ -89,10 +89,9 @@ public final class PlateReader: Sendable {
         /// European and Brazilian ones and when no region is given.
         case automatic
 
-        /// The recogniser used when none is given: ``glyphs``. ``automatic`` reads more US plates
-        /// but its combined readings are not yet calibrated: text that is not a plate passes the
-        /// confidence floor more often (docs/plates.md, "Sequence recogniser").
-        public static let defaultRecognizer = Recognizer.glyphs
+        /// The recogniser used when none is given: ``automatic``. The confidence model is fitted on
+        /// its readings (docs/plates.md, "Confidence").
+        public static let defaultRecognizer = Recognizer.automatic
 
         /// The recogniser this one stands for when reading plates of `region` (nil: every region).
         public func resolved(for region: PlateRegion?) -> Recognizer {

@@ -270,12 +270,14 @@ struct Calibration: Sendable {
         return 1 / (1 + exp(-zip(weights.dropFirst(), x).reduce(weights[0]) { $0 + $1.0 * $1.1 }))
     }
 
-    /// The shipped weights: `calibrate.py --ridge 5 --weigh synthetic=0.2 --swift` over the findings of
-    /// the plate sets (region given), of the photos with no plate, and of 400 rendered scenes of text
-    /// that is not a plate (`negatives.py`, each reading weighed a fifth of a photo's; docs/plates.md).
+    /// The shipped weights: `calibrate.py --ridge 3 --weigh synthetic=0.2 synthetic-us=0.2 --swift` over
+    /// the findings of the plate sets (region given, read by the default recogniser: US plates by
+    /// glyphs and the sequence recogniser combined), of the photos with no plate and of 400 rendered
+    /// scenes of text that is not a plate (`negatives.py`, each reading weighed a fifth of a photo's),
+    /// the photos and scenes read both with no region and as US plates (docs/plates.md).
     static let standard = Calibration(weights: [
-        -3.87764, 1.89444, -4.37852, 0.70131, 1.44194, 1.52646, -0.742016, 0.664937, -0.419003, -0.805477, 0.810817,
-        -1.12694, 0.370499, -0.123408, 2.33652, 0.769799, 1.35499, -0.586509, -0.446564, 1.41956, -1.41395,
-        -0.0788635, -1.06714, 0.954881, -16.9193, -7.71321, 0.877052, 0.537144, -0.523263,
+        -10.086, 2.25542, -0.737405, 0.58901, 2.74358, 1.74842, -0.820239, 0.810317, -0.336735, -0.651431, -0.0884175,
+        -0.968373, 0.127312, -0.273168, 3.37907, 0.916067, 1.89203, -0.843629, -0.407491, 3.36428, -1.55808, -0.0349259,
+        0.101524, 0.43226, -19.8175, -9.15675, 0.999027, 1.02908, -0.575729,
     ])
 }

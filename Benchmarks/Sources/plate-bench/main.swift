@@ -76,8 +76,9 @@ if let i = arguments.firstIndex(of: "--sequence-weight"), i + 1 < arguments.coun
     arguments.removeSubrange(i...(i + 1))
 }
 // `--findings OUT.jsonl [--region R] PATH…`: every reading before the confidence cut, with its
-// evidence, one JSON line each; in a plate set (a folder with truth.csv) labelled right or wrong
-// against the truth, anywhere else (photos with no plate) wrong. For calibrating confidence.
+// evidence and the confidence the shipped model gives it, one JSON line each; in a plate set (a
+// folder with truth.csv) labelled right or wrong against the truth, anywhere else (photos with no
+// plate) wrong. For calibrating confidence. The first of `--recognizers` reads (default glyphs).
 if let i = arguments.firstIndex(of: "--findings"), i + 1 < arguments.count {
     let out = arguments[i + 1]
     arguments.removeSubrange(i...(i + 1))
@@ -86,13 +87,16 @@ if let i = arguments.firstIndex(of: "--findings"), i + 1 < arguments.count {
         region = PlateRegion(rawValue: arguments[j + 1])
         arguments.removeSubrange(j...(j + 1))
     }
-    dumpFindings(to: out, region: region, paths: arguments)
+    var options = PlateReader.Options(recognizer: recognizers[0])
+    if let w = sequenceWeight { options.sequenceWeight = w }
+    options.sequenceRecognizer = sequenceModel
+    dumpFindings(to: out, region: region, options: options, paths: arguments)
     exit(0)
 }
 
-func dumpFindings(to out: String, region: PlateRegion?, paths: [String]) {
+func dumpFindings(to out: String, region: PlateRegion?, options: PlateReader.Options, paths: [String]) {
     let engine = Engine()
-    guard let reader = try? engine.plateReader() else {
+    guard let reader = try? PlateReader(options: options) else {
         print("plate-bench: no plate reader")
         exit(1)
     }
@@ -101,7 +105,7 @@ func dumpFindings(to out: String, region: PlateRegion?, paths: [String]) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     struct Line: Encodable {
-        var set: String, file: String, truth: String?, text: String, right: Bool, onPlate: Bool, box: [Double], evidence: PlateEvidence, candidates: [String]
+        var set: String, file: String, truth: String?, text: String, right: Bool, onPlate: Bool, box: [Double], confidence: Double, evidence: PlateEvidence, candidates: [String]
     }
     for path in paths {
         var photos: [(file: String, truth: String?, box: [Double]?)] = []
@@ -129,7 +133,7 @@ func dumpFindings(to out: String, region: PlateRegion?, paths: [String]) {
                 }
                 let line = Line(
                     set: path, file: photo.file, truth: photo.truth, text: f.reading.text, right: f.reading.text == photo.truth && onPlate,
-                    onPlate: onPlate, box: f.reading.box, evidence: f.evidence, candidates: f.reading.candidates.map(\.text))
+                    onPlate: onPlate, box: f.reading.box, confidence: f.reading.confidence, evidence: f.evidence, candidates: f.reading.candidates.map(\.text))
                 if let data = try? encoder.encode(line) { handle.write(data + Data("\n".utf8)) }
             }
             if found.isEmpty, let data = try? JSONSerialization.data(withJSONObject: ["set": path, "file": photo.file, "none": true]) {
