@@ -14,9 +14,9 @@ struct GlyphMask: Sendable {
 /// The network was trained on glyphs rendered from the fonts Debian ships (condensed, regular and
 /// wide sans faces, DIN and gothic faces), distorted the way photographed plates are (scale, shear,
 /// blur, noise, uneven light, JPEG) and binarised as the segmenter binarises: see
-/// `scripts/plate-glyphs/`, which writes `GlyphMaskModel.swift` and `GlyphGreyModel.swift`. It gives every character a
-/// probability, which Tesseract's LSTM choices do not, so the candidate search can weigh real
-/// alternatives.
+/// `scripts/plate-glyphs/`, which writes `Resources/glyph-mask.sgc` and `Resources/glyph-grey.sgc`.
+/// It gives every character a probability, which Tesseract's LSTM choices do not, so the candidate
+/// search can weigh real alternatives.
 ///
 /// Layers: three 3×3 convolutions (ReLU, 2×2 max-pooling) over a 32×32 canvas, a hidden layer
 /// (ReLU) and a softmax over the classes.
@@ -56,38 +56,36 @@ struct GlyphClassifier: Sendable {
     /// What this model reads.
     let input: Input
 
-    /// Parses the model format written by `scripts/plate-glyphs/train.py`: the ASCII magic `SGC1`,
-    /// little-endian Int32 `c1 c2 c3 hidden classes`, the class characters (one byte each), then
-    /// Float32 weights and biases layer by layer in PyTorch's order.
+    /// ``init(parsing:input:)``, nil when the bytes are refused.
     init?(bytes: [UInt8], input: Input = .mask) {
+        guard let model = try? Self(parsing: bytes, input: input) else { return nil }
+        self = model
+    }
+
+    /// Parses the model format written by `scripts/plate-glyphs/train.py` (`scripts/plate-ocr/modelfile.py`
+    /// describes it): the ASCII magic `SGC2`, little-endian Int32 `c1 c2 c3 hidden classes`, the
+    /// class characters (one byte each), then layer by layer in PyTorch's order one Float32 scale per
+    /// output channel, the weights as Int8 and the Float32 biases.
+    init(parsing bytes: [UInt8], input: Input = .mask) throws(PlateModelError) {
         self.input = input
-        guard bytes.count > 24, bytes[0..<4].elementsEqual("SGC1".utf8) else { return nil }
-        var reader = ModelBytes(bytes, from: 4)
-        func int32() -> Int { reader.int32() }
-        func floats(_ n: Int) -> [Float] { reader.floats(n) }
-        let c = [int32(), int32(), int32()]
-        let hidden = int32(), classCount = int32()
-        guard c.allSatisfy({ $0 > 0 && $0 <= 256 }), hidden > 0, hidden <= 4096, classCount > 0, classCount <= 64,
-            let classBytes = reader.bytes(classCount)
-        else { return nil }
-        classes = classBytes.map { Character(UnicodeScalar($0)) }
-        var inputs = 1
-        var weights: [[Float]] = [], biases: [[Float]] = []
-        for ch in c {
-            weights.append(floats(ch * inputs * 9))
-            biases.append(floats(ch))
-            inputs = ch
-        }
+        var reader = try ModelBytes(bytes, family: "SGC")
+        var c: [Int] = []
+        for k in 1...3 { c.append(try reader.field("c\(k)", in: 1...256)) }
+        let hidden = try reader.field("hidden", in: 1...4096)
+        let classCount = try reader.field("classes", in: 1...64)
+        classes = try reader.bytes(classCount).map { Character(UnicodeScalar($0)) }
         let side = Self.size / 8
-        hiddenWeights = floats(hidden * c[2] * side * side)
-        hiddenBias = floats(hidden)
-        outWeights = floats(classCount * hidden)
-        outBias = floats(classCount)
-        guard reader.atEnd else { return nil }
+        let layers = try reader.layers([
+            (c[0], 9), (c[1], c[0] * 9), (c[2], c[1] * 9), (hidden, c[2] * side * side), (classCount, hidden),
+        ])
         channels = c
         self.hidden = hidden
-        convWeights = weights
-        convBiases = biases
+        convWeights = layers[0..<3].map(\.weights)
+        convBiases = layers[0..<3].map(\.bias)
+        hiddenWeights = layers[3].weights
+        hiddenBias = layers[3].bias
+        outWeights = layers[4].weights
+        outBias = layers[4].bias
     }
 
     /// The glyph on the network's canvas: 28 px tall, aspect kept (at most 30 px wide), centred,
@@ -241,52 +239,5 @@ struct GlyphClassifier: Sendable {
             }
         }
         return out
-    }
-}
-
-/// The bytes of a model file the training scripts write: little-endian Int32 header fields, bytes,
-/// then Float32 arrays, read in order. A read past the end gives nothing and leaves ``atEnd`` false.
-struct ModelBytes {
-    private let data: [UInt8]
-    private var offset: Int
-    private var overrun = false
-
-    init(_ bytes: [UInt8], from offset: Int) {
-        self.data = bytes
-        self.offset = offset
-    }
-
-    /// Whether every read fitted and the file ends where the reads did.
-    var atEnd: Bool { !overrun && offset == data.count }
-
-    private mutating func take(_ n: Int) -> Int? {
-        guard n >= 0, offset + n <= data.count else {
-            overrun = true
-            return nil
-        }
-        defer { offset += n }
-        return offset
-    }
-
-    private func word(_ o: Int) -> UInt32 {
-        UInt32(data[o]) | UInt32(data[o + 1]) << 8 | UInt32(data[o + 2]) << 16 | UInt32(data[o + 3]) << 24
-    }
-
-    /// The next little-endian Int32 (0 past the end).
-    mutating func int32() -> Int {
-        guard let o = take(4) else { return 0 }
-        return Int(Int32(bitPattern: word(o)))
-    }
-
-    /// The next `n` bytes, or nil past the end.
-    mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
-        guard let o = take(n) else { return nil }
-        return data[o..<(o + n)]
-    }
-
-    /// The next `n` little-endian Float32 values (empty past the end).
-    mutating func floats(_ n: Int) -> [Float] {
-        guard let o = take(4 * n) else { return [] }
-        return (0..<n).map { Float(bitPattern: word(o + 4 * $0)) }
     }
 }

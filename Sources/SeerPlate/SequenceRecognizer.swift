@@ -36,41 +36,41 @@ public struct SequenceRecognizer: Sendable {
     public static let standard: SequenceRecognizer? = SequenceRecognizer(bytes: PackageResources.plate_ctc_spr)
 
     /// Loads a model written by `scripts/plate-ocr/train.py` from a file; nil when the file cannot be
-    /// read or is not such a model (see ``init(bytes:)``).
+    /// read or is not such a model (see ``init(parsing:)``).
     public init?(contentsOf path: String) {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         self.init(bytes: [UInt8](data))
     }
 
-    /// Parses the format written by `scripts/plate-ocr/train.py`: the ASCII magic `SPR1`,
-    /// little-endian Int32 `height c1 c2 c3 c4 head classes`, the class characters (one byte each,
-    /// the blank first), then Float32 weights and biases layer by layer in PyTorch's order. Nil when
-    /// the bytes are not such a file (a wrong magic or shape, too few or too many bytes).
+    /// ``init(parsing:)``, nil when the bytes are refused.
     @_spi(Fuzzing) public init?(bytes: [UInt8]) {
-        guard bytes.count > 36, bytes[0..<4].elementsEqual("SPR1".utf8) else { return nil }
-        var reader = ModelBytes(bytes, from: 4)
-        func int32() -> Int { reader.int32() }
-        func floats(_ n: Int) -> [Float] { reader.floats(n) }
-        let height = int32()
-        let c = [int32(), int32(), int32(), int32()], head = int32(), classCount = int32()
-        guard height == Self.height, c.allSatisfy({ $0 > 0 && $0 <= 256 }), head > 0, head <= 1024, classCount > 1,
-            classCount <= 64, let classBytes = reader.bytes(classCount)
-        else { return nil }
-        classes = classBytes.dropFirst().map { Character(UnicodeScalar($0)) }
+        guard let model = try? Self(parsing: bytes) else { return nil }
+        self = model
+    }
+
+    /// Parses the format written by `scripts/plate-ocr/train.py` (`scripts/plate-ocr/modelfile.py`
+    /// describes it): the ASCII magic `SPR2`, little-endian Int32 `height c1 c2 c3 c4 head classes`,
+    /// the class characters (one byte each, the blank first), then layer by layer in PyTorch's order
+    /// one Float32 scale per output channel, the weights as Int8 and the Float32 biases. Throws when
+    /// the bytes are not such a file (a wrong magic, version or shape, too few or too many bytes).
+    public init(parsing bytes: [UInt8]) throws(PlateModelError) {
+        var reader = try ModelBytes(bytes, family: "SPR")
+        _ = try reader.field("height", in: Self.height...Self.height)
+        var c: [Int] = []
+        for k in 1...4 { c.append(try reader.field("c\(k)", in: 1...256)) }
+        let head = try reader.field("head", in: 1...1024)
+        let classCount = try reader.field("classes", in: 2...64)
+        classes = try reader.bytes(classCount).dropFirst().map { Character(UnicodeScalar($0)) }
         let shapes: [(inputs: Int, outputs: Int, kh: Int, kw: Int, padY: Int, padX: Int, poolY: Int, poolX: Int, relu: Bool)] = [
             (1, c[0], 3, 3, 1, 1, 2, 2, true), (c[0], c[1], 3, 3, 1, 1, 2, 1, true), (c[1], c[2], 3, 3, 1, 1, 2, 2, true),
             (c[2], c[3], 3, 3, 1, 1, 2, 1, true), (c[3], head, 2, 3, 0, 1, 1, 1, true), (head, classCount, 1, 1, 0, 0, 1, 1, false),
         ]
-        var layers: [Layer] = []
-        for s in shapes {
-            let w = floats(s.outputs * s.inputs * s.kh * s.kw)
-            let b = floats(s.outputs)
-            layers.append(Layer(
+        let values = try reader.layers(shapes.map { ($0.outputs, $0.inputs * $0.kh * $0.kw) })
+        layers = zip(shapes, values).map { s, v in
+            Layer(
                 inputs: s.inputs, outputs: s.outputs, kh: s.kh, kw: s.kw, padY: s.padY, padX: s.padX, poolY: s.poolY, poolX: s.poolX,
-                relu: s.relu, weights: w, bias: b))
+                relu: s.relu, weights: v.weights, bias: v.bias)
         }
-        guard reader.atEnd else { return nil }
-        self.layers = layers
     }
 
     /// The network's input from a rectified row (glyphs dark on light, 40 px tall, centre line

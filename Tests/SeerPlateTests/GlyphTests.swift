@@ -164,7 +164,7 @@ import Testing
         #expect(models.count == 2)
         #expect(models.map(\.input) == [.mask, .grey])
         for model in models { #expect(String(model.classes) == "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") }
-        #expect(GlyphClassifier(bytes: Array("SGC1".utf8)) == nil)
+        #expect(GlyphClassifier(bytes: Array("SGC2".utf8)) == nil)
         #expect(GlyphClassifier(bytes: Array("not a model, not at all".utf8)) == nil)
         // A model cut short by one byte is refused, not read past its end.
         #expect(GlyphClassifier(bytes: Array(PackageResources.glyph_mask_sgc.dropLast())) == nil)

@@ -41,14 +41,84 @@ import Testing
         #expect(SequenceRecognizer(contentsOf: path) == nil)
     }
 
-    /// A model of the smallest shape with the classes blank, A and B (its weights are never run:
-    /// only its classes matter to ``SequenceRecognizer/logLikelihood(of:columns:)``).
-    static func twoClassModel() throws -> SequenceRecognizer {
-        var bytes = [UInt8]("SPR1".utf8)
+    /// A model file of the smallest shape (one channel per convolution) with the classes blank, A
+    /// and B: every convolution has zero weights and bias 1 (so each gives 1 everywhere), and the
+    /// last layer the Int8 weights `head` with scale `scale` and biases `bias`.
+    static func smallestModelBytes(head: [Int8] = [0, 0, 0], scale: Float = 0, bias: [Float] = [0, 0, 0]) -> [UInt8] {
+        var bytes = [UInt8]("SPR2".utf8)
+        func float32(_ v: Float) { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
         for v: Int32 in [32, 1, 1, 1, 1, 1, 3] { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
         bytes += [UInt8]("-AB".utf8)
-        bytes += [UInt8](repeating: 0, count: 4 * (4 * 10 + 7 + 6))
-        return try #require(SequenceRecognizer(bytes: bytes))
+        for inputs in [9, 9, 9, 9, 6] {
+            float32(0)
+            bytes += [UInt8](repeating: 0, count: inputs)
+            float32(1)
+        }
+        for _ in 0..<3 { float32(scale) }
+        bytes += head.map { UInt8(bitPattern: $0) }
+        for b in bias { float32(b) }
+        return bytes
+    }
+
+    /// The smallest model (its weights are never run: only its classes matter to
+    /// ``SequenceRecognizer/logLikelihood(of:columns:)``).
+    static func twoClassModel() throws -> SequenceRecognizer {
+        try #require(SequenceRecognizer(bytes: smallestModelBytes()))
+    }
+
+    /// The Int8 weights are their value times their output channel's scale: with every earlier
+    /// layer giving 1, each column's logits are the last layer's weights plus its biases.
+    @Test func int8WeightsAreScaled() throws {
+        let bytes = Self.smallestModelBytes(head: [2, -4, 6], scale: 0.5, bias: [0, 0.5, -1])
+        let model = try SequenceRecognizer(parsing: bytes)
+        let logits: [Float] = [1, -1.5, 2]
+        let e = logits.map { exp($0 - 2) }
+        let expected = e.map { $0 / e.reduce(0, +) }
+        let columns = model.columns(GrayImage(width: 64, height: 40) { x, _ in UInt8(x * 4) })
+        #expect(columns.count == 64 / 8)
+        for column in columns {
+            for k in 0..<3 { #expect(abs(column[k] - expected[k]) < 1e-5, "\(column) against \(expected)") }
+        }
+    }
+
+    /// Each way a file can be wrong is refused with its own error.
+    @Test func refusalsSayWhy() throws {
+        let good = Self.smallestModelBytes()
+        func refusal(_ bytes: [UInt8]) -> PlateModelError? {
+            do {
+                _ = try SequenceRecognizer(parsing: bytes)
+                return nil
+            } catch { return error }
+        }
+        #expect(refusal(good) == nil)
+        #expect(refusal([UInt8]("not a model".utf8)) == .notAModel(expected: "SPR2"))
+        #expect(refusal([UInt8]("SPR1".utf8) + good.dropFirst(4)) == .oldVersion(found: "SPR1", expected: "SPR2"))
+        #expect(refusal(Array(good.dropLast())) == .wrongSize(expected: good.count, actual: good.count - 1))
+        #expect(refusal(good + [0]) == .wrongSize(expected: good.count, actual: good.count + 1))
+        #expect(refusal(Array(good.prefix(10))) == .wrongSize(expected: 12, actual: 10))
+        var shape = good
+        shape[8] = 0  // c1
+        #expect(refusal(shape) == .badShape(field: "c1", value: 0))
+        #expect(refusal(Self.smallestModelBytes(scale: -1)) == .badLayer(5))
+        #expect(refusal(Self.smallestModelBytes(bias: [0, .nan, 0])) == .badLayer(5))
+        #expect(refusal(Self.smallestModelBytes(scale: .infinity)) == .badLayer(5))
+        #expect(PlateModelError.oldVersion(found: "SPR1", expected: "SPR2").description.contains("modelfile.py"))
+        // The glyph classifiers' loader refuses by the same rules.
+        #expect(throws: PlateModelError.oldVersion(found: "SGC1", expected: "SGC2")) {
+            try GlyphClassifier(parsing: [UInt8]("SGC1".utf8) + PackageResources.glyph_mask_sgc.dropFirst(4))
+        }
+        #expect(throws: PlateModelError.notAModel(expected: "SGC2")) { try GlyphClassifier(parsing: good) }
+    }
+
+    /// The shipped files are the current version, a quarter of the Float32 size: Int8 weights
+    /// with one scale per output channel.
+    @Test func shippedFilesAreInt8() throws {
+        #expect(PackageResources.plate_ctc_spr.prefix(4).elementsEqual("SPR2".utf8))
+        #expect(PackageResources.plate_ctc_spr.count == 175_237)
+        for file in [PackageResources.glyph_mask_sgc, PackageResources.glyph_grey_sgc] {
+            #expect(file.prefix(4).elementsEqual("SGC2".utf8))
+            #expect(file.count == 42_212)
+        }
     }
 
     /// CTC's probability of a text is the sum over every column path that collapses to it (repeats
@@ -103,7 +173,7 @@ import Testing
                 damaged.append(flipped)
             }
         }
-        for magic in ["SPR1", "SGC1"] {
+        for magic in ["SPR2", "SGC2"] {
             for shape: [Int32] in [[32, 256, 256, 256, 256, 1024, 64], [256, 256, 256, 4096, 64], [-1, -1, -1, -1, -1, -1, -1], [32, 0, 1, 1, 1, 1, 2]] {
                 damaged.append(Array(magic.utf8) + int32s(shape) + [UInt8](repeating: 65, count: 64) + [UInt8](repeating: 0, count: 4096))
             }

@@ -25,6 +25,9 @@ from PIL import Image
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glyphs  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plate-ocr"))
+import modelfile  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -32,18 +35,12 @@ def load_model(path):
     """(input kind, classes, parameters) of a model file (Sources/SeerPlate/Resources/glyph-*.sgc)."""
     blob = open(path, "rb").read()
     kind = "grey" if "grey" in os.path.basename(path) else "mask"
-    assert blob[:4] == b"SGC1"
     c1, c2, c3, hidden, classes = struct.unpack("<5i", blob[4:24])
     chars = blob[24:24 + classes].decode()
-    values = np.frombuffer(blob[24 + classes:], "<f4")
-    shapes = [(c1, 1, 3, 3), (c1,), (c2, c1, 3, 3), (c2,), (c3, c2, 3, 3), (c3,),
-              (hidden, c3 * (glyphs.SIZE // 8) ** 2), (hidden,), (classes, hidden), (classes,)]
-    params, offset = [], 0
-    for shape in shapes:
-        n = int(np.prod(shape))
-        params.append(values[offset:offset + n].reshape(shape))
-        offset += n
-    assert offset == len(values)
+    shapes = [(c1, 1, 3, 3), (c2, c1, 3, 3), (c3, c2, 3, 3), (hidden, c3 * (glyphs.SIZE // 8) ** 2), (classes, hidden)]
+    params = []
+    for shape, (w, b) in zip(shapes, modelfile.read_layers(blob)):  # SGC1 or SGC2
+        params += [w.reshape(shape), b]
     return kind, chars, params
 
 

@@ -23,6 +23,9 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import glyphs  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plate-ocr"))
+import modelfile  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CHANNELS, HIDDEN = (8, 16, 32), 64
 
@@ -84,14 +87,15 @@ def train(x, y, epochs, batch=256):
 
 
 def export(net, path):
-    """The format GlyphClassifier(bytes:) reads: `SGC1`, Int32 c1 c2 c3 hidden classes, the class
-    characters, then Float32 weights and biases layer by layer, little-endian. The library embeds
-    the file as a binary resource."""
+    """The format GlyphClassifier(bytes:) reads: `SGC2`, Int32 c1 c2 c3 hidden classes, the class
+    characters, then layer by layer Float32 scales per output channel, Int8 weights and Float32
+    biases, little-endian (scripts/plate-ocr/modelfile.py). The library embeds the file as a
+    binary resource."""
     state = net.state_dict()
-    blob = bytearray(b"SGC1") + struct.pack("<5i", *CHANNELS, HIDDEN, len(glyphs.CHARS)) + glyphs.CHARS.encode()
+    blob = bytearray(b"SGC2") + struct.pack("<5i", *CHANNELS, HIDDEN, len(glyphs.CHARS)) + glyphs.CHARS.encode()
     for layer in ("c1", "c2", "c3", "f1", "f2"):
-        for part in ("weight", "bias"):
-            blob += state[f"{layer}.{part}"].detach().numpy().astype("<f4").tobytes()
+        w, b = (state[f"{layer}.{part}"].detach().numpy() for part in ("weight", "bias"))
+        blob += modelfile.layer_bytes(w.reshape(len(w), -1), b)
     with open(path, "wb") as f:
         f.write(bytes(blob))
     print(f"wrote {path} ({len(blob)} bytes of weights)", file=sys.stderr)

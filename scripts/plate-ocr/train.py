@@ -21,6 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import modelfile  # noqa: E402
 import render  # noqa: E402
 
 CLASSES = "-" + render.CHARS  # index 0 is CTC's blank
@@ -91,7 +92,7 @@ def greedy(logits, length):
 
 
 def export(net, path):
-    blob = bytearray(b"SPR1") + struct.pack("<6i", render.HEIGHT, *net.channels, net.head) + struct.pack("<i", len(CLASSES))
+    blob = bytearray(b"SPR2") + struct.pack("<6i", render.HEIGHT, *net.channels, net.head) + struct.pack("<i", len(CLASSES))
     blob += CLASSES.encode()
     convs = (net.c1, net.c2, net.c3, net.c4, net.c5, net.out)
     for k, layer in enumerate(convs):
@@ -102,8 +103,7 @@ def export(net, path):
             g = bn.weight.detach().double() / torch.sqrt(bn.running_var.double() + bn.eps)
             w = w * g[:, None, None, None]
             b = (b - bn.running_mean.double()) * g + bn.bias.detach().double()
-        blob += w.numpy().astype("<f4").tobytes()
-        blob += b.numpy().astype("<f4").tobytes()
+        blob += modelfile.layer_bytes(w.numpy().reshape(len(w), -1), b.numpy())  # Int8 with per-channel scales
     with open(path, "wb") as f:
         f.write(blob)
     return len(blob)
