@@ -85,6 +85,11 @@ def main():
     text = "Inverted R7x77"
     save("inverted", Image.fromarray(255 - np.array(picture(modules(text, (7, 77)), 4))), text)
 
+    # Light on dark and cropped tight: no quiet zone in the image, 2 pixels a module.
+    text = "Tight"
+    m = modules(text, (7, 43), "M")
+    save("inverted-tight", Image.fromarray(255 - np.array(picture(m, 2, quiet=0))), text)
+
     # Damaged within correction: an R11x43-M symbol (12 check codewords, up to 6 errors) with a
     # 2 × 3 block of data modules inverted (at most 3 codewords).
     text = "Damaged R11x43"

@@ -295,6 +295,8 @@ extension RMQR {
         ]
         return image.pixels.withUnsafeBufferPointer { p -> (DecodedQR, [Point])? in
             func grey(_ q: Point) -> Double {
+                // Past the image's edge is the light quiet zone, whichever way the symbol is printed.
+                if q.x < 0 || q.y < 0 || q.x >= Double(image.width) || q.y >= Double(image.height) { return 255 }
                 let g = Imaging.sampleFloat(p, image.width, image.height, q.x - 0.5, q.y - 0.5)
                 return invert ? 255 - g : g
             }
