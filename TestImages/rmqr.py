@@ -79,6 +79,13 @@ def main():
     img = Image.fromarray((np.array(img, np.float32) * 0.75 + 40).astype(np.uint8), "L")
     save("turned-7", img, text)
 
+    # Seen at a slant: the far end's modules about 9 % larger than the finder's.
+    text = "Perspective R13x99"
+    img = picture(modules(text, (13, 99)), 4, quiet=6)
+    w, h = img.size
+    img = img.transform((w, h), Image.PERSPECTIVE, (1, 0, 0, 0, 1, 0, 0.0001, 0), resample=Image.BICUBIC, fillcolor=255)
+    save("perspective", img, text)
+
     # Mirrored (printed or seen back to front), and light on dark.
     text = "Mirrored R9x77"
     save("mirrored", picture(modules(text, (9, 77)), 4).transpose(Image.FLIP_LEFT_RIGHT), text)

@@ -303,8 +303,12 @@ extension RMQR {
             for (turn, (a, b)) in axes.enumerated() {
                 // Module (i, j)'s centre is at (i + 0.5, j + 0.5); the finder's centre at (3.5, 3.5).
                 var ax = a.0 * pitch, ay = a.1 * pitch, bx = b.0 * pitch, by = b.1 * pitch
+                // Perspective along the symbol: the projective denominator grows by `depth` a module
+                // from the finder's centre (0 until the timing rows are fitted).
+                var depth = 0.0
                 func point(_ i: Double, _ j: Double) -> Point {
-                    Point(x: center.x + (i - 3.5) * ax + (j - 3.5) * bx, y: center.y + (i - 3.5) * ay + (j - 3.5) * by)
+                    let q = 1 / (1 + depth * (i - 3.5))
+                    return Point(x: center.x + ((i - 3.5) * ax + (j - 3.5) * bx) * q, y: center.y + ((i - 3.5) * ay + (j - 3.5) * by) * q)
                 }
                 var bits = 0
                 for (n, (x, y)) in finderSidePositions.enumerated() where grey(point(Double(x) + 0.5, Double(y) + 0.5)) < threshold {
@@ -368,13 +372,43 @@ extension RMQR {
                     bx = -ay / length * pitchB * sign
                     by = ax / length * pitchB * sign
                 }
+                // The perspective that makes the timing rows alternate best: the projective
+                // denominator at the sub-finder from 0.8 to 1.25 of the finder's (the pitch there
+                // 0.64 to 1.56 times the finder's), the sub-finder's centre kept where it was found.
+                let timingColumns = (8..<(size.width - 5)).filter { x in !size.alignment.contains { abs(x - $0) <= 1 } }
+                func timingScore() -> Double {
+                    var score = 0.0
+                    for x in timingColumns {
+                        let sign: Double = x % 2 == 0 ? 1 : -1
+                        score += sign * (threshold - grey(point(Double(x) + 0.5, 0.5)))
+                        score += sign * (threshold - grey(point(Double(x) + 0.5, h - 0.5)))
+                    }
+                    return score
+                }
+                let affine = (ax, ay)
+                var bestFit = (score: timingScore(), ratio: 1.0)
+                for step in -8...10 where step != 0 {
+                    let ratio = 1 + Double(step) * 0.025
+                    depth = (ratio - 1) / (w - 6)
+                    ax = (ratio * (s.x - center.x) - (h - 6) * bx) / (w - 6)
+                    ay = (ratio * (s.y - center.y) - (h - 6) * by) / (w - 6)
+                    let score = timingScore()
+                    if score > bestFit.score { bestFit = (score, ratio) }
+                }
+                depth = (bestFit.ratio - 1) / (w - 6)
+                if bestFit.ratio == 1 {
+                    (ax, ay) = affine
+                } else {
+                    ax = (bestFit.ratio * (s.x - center.x) - (h - 6) * bx) / (w - 6)
+                    ay = (bestFit.ratio * (s.y - center.y) - (h - 6) * by) / (w - 6)
+                }
                 var modules = [Bool](repeating: false, count: size.width * size.height)
                 for y in 0..<size.height {
                     for x in 0..<size.width { modules[y * size.width + x] = grey(point(Double(x) + 0.5, Double(y) + 0.5)) < threshold }
                 }
                 // The timing rows must alternate where no alignment pattern interrupts them.
                 var timingErrors = 0, timingCount = 0
-                for x in 8..<(size.width - 5) where !size.alignment.contains(where: { abs(x - $0) <= 1 }) {
+                for x in timingColumns {
                     timingCount += 2
                     if modules[x] != (x % 2 == 0) { timingErrors += 1 }
                     if modules[(size.height - 1) * size.width + x] != (x % 2 == 0) { timingErrors += 1 }
