@@ -220,8 +220,12 @@ enum MicroQR {
                 // outside (phases 0 to 3).
                 var r = 0.0, phase = 0, edge: Double?
                 while r < 6.5 * module {
-                    let g = grey(center.x + r * c, center.y + r * s)
-                    let d = isDark ? g < threshold : g > threshold
+                    let x = center.x + r * c, y = center.y + r * s
+                    let g = grey(x, y)
+                    // Past the image's edge is the quiet zone, whichever way the symbol is printed
+                    // (a tightly cropped light-on-dark symbol has none in the image).
+                    let outside = x < 0 || y < 0 || x >= Double(image.width) || y >= Double(image.height)
+                    let d = !outside && (isDark ? g < threshold : g > threshold)
                     if d == (phase % 2 == 1) {
                         phase += 1
                         if phase == 3 {

@@ -34,6 +34,8 @@ struct ReadSession {
     var finders: [FinderPattern] = []
     /// The indices in `finders` already read as a Micro QR Code's, or tried.
     var microQRTried = Set<Int>()
+    /// The indices in `finders` already read as an rMQR's, or tried.
+    var rmqrTried = Set<Int>()
     /// Levels made so far, with their scale to work coordinates.
     var levels: [CodeLevel: (image: GrayImage, scale: (Double, Double))] = [:]
     /// The locator pass running looks for light-on-dark codes.
@@ -45,8 +47,8 @@ struct ReadSession {
     var barsSeen: Bool?
     /// The reduced level under the local threshold, once made (the Aztec and DMRE searches share it).
     var reducedLocal: BinaryImage?
-    /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes, whose finder it finds.
-    var wantsQR: Bool { options.symbologies.contains(.qr) || options.symbologies.contains(.microqr) }
+    /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes and rMQRs, whose finder it finds.
+    var wantsQR: Bool { options.symbologies.contains { $0.hasFinderPatterns } }
     var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
 
     init(
@@ -137,6 +139,7 @@ struct ReadSession {
             readDMRE()
             readPDF417()
             if options.symbologies.contains(.microqr) { readMicroQR() }
+            if options.symbologies.contains(.rmqr) { readRMQR() }
         }
         // QR Codes read while looking for Micro QR Codes only.
         if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }
@@ -572,13 +575,14 @@ struct ReadSession {
         // Micro QR Codes once the best triples had their turn (one for every three patterns): the
         // finders no code explains then, one finder a code, read from a few samples around it. A sheet
         // of them would otherwise spend the budget on the triples their finders form with each other.
-        var microQRAfter = options.passes == nil && options.symbologies.contains(.microqr) ? patterns.count / 3 + 2 : nil
+        var microQRAfter = options.passes == nil && (options.symbologies.contains(.microqr) || options.symbologies.contains(.rmqr)) ? patterns.count / 3 + 2 : nil
         for t in triples {
             if outOfTime || attempts >= 40 + 2 * patterns.count { break }
             if t.members.contains(where: { used[$0] }) { continue }
             if let after = microQRAfter, attempts >= after {
                 microQRAfter = nil
-                readMicroQR()
+                if options.symbologies.contains(.microqr) { readMicroQR() }
+                if options.symbologies.contains(.rmqr) { readRMQR() }
                 for (i, p) in patterns.enumerated() where !used[i] && explained(p) { used[i] = true }
                 if t.members.contains(where: { used[$0] }) { continue }
             }
@@ -781,6 +785,23 @@ struct ReadSession {
             guard let (decoded, corners) = MicroQR.read(work, center: center, module: f.module, log: log) else { continue }
             if debug { debugLog("micro QR M\(decoded.version) at (\(Int(f.x)),\(Int(f.y)))") }
             let raw = RawSymbol(symbology: .microqr, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: false, qr: decoded)
+            add(raw, corners: corners, module: f.module)
+        }
+    }
+
+    /// rMQRs: each strong finder pattern that no code read explains, read as an rMQR's finder
+    /// (``RMQR``): the format information beside it, then the sub-finder where it puts it.
+    mutating func readRMQR() {
+        for (i, f) in finders.enumerated() where f.count >= 3 && !rmqrTried.contains(i) {
+            if outOfTime { return }
+            rmqrTried.insert(i)
+            let center = Point(x: f.x, y: f.y)
+            if found.contains(where: { $0.contains(center) }) { continue }
+            let logger = self.logger
+            let log: ((String) -> Void)? = debug ? { logger.trace("\($0)") } : nil
+            guard let (decoded, corners) = RMQR.read(work, center: center, module: f.module, log: log) else { continue }
+            if debug { debugLog("rMQR \(RMQR.sizes[decoded.version - 1]) at (\(Int(f.x)),\(Int(f.y)))") }
+            let raw = RawSymbol(symbology: .rmqr, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: decoded.stream.gs1, qr: decoded)
             add(raw, corners: corners, module: f.module)
         }
     }

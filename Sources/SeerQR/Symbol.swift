@@ -66,6 +66,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
 
     /// Micro QR Code (M1–M4).
     case microqr
+    /// Rectangular Micro QR Code (rMQR, ISO/IEC 23941: R7x43 to R17x139).
+    case rmqr
     /// Aztec Code (compact, full-range and runes), read by Seer's own decoder.
     case aztec
     /// DataMatrix ECC 200 (square and rectangular; GS1 DataMatrix keeps its FNC1 separators as GS, 0x1D).
@@ -79,8 +81,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
         }
     }
 
-    /// Whether the symbology is found by QR Code's finder patterns (QR Code and Micro QR Code).
-    var hasFinderPatterns: Bool { self == .qr || self == .microqr }
+    /// Whether the symbology is found by QR Code's finder patterns (QR Code, Micro QR Code and rMQR).
+    var hasFinderPatterns: Bool { self == .qr || self == .microqr || self == .rmqr }
 }
 
 /// One code read from an image.
