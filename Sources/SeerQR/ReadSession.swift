@@ -136,6 +136,7 @@ struct ReadSession {
             readDataMatrix()
             readDMRE()
             readPDF417()
+            readMaxiCode()
             if options.symbologies.contains(.microqr) { readMicroQR() }
         }
         // QR Codes read while looking for Micro QR Codes only.
