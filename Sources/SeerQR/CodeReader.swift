@@ -131,14 +131,15 @@ public final class CodeReader: Sendable {
         session.run()
         return session.found.map { f in
             let corners = f.corners.map { Point(x: $0.x * scaleX, y: $0.y * scaleY) }
-            var decoded = f.raw.qr.map { $0.stream.text() } ?? f.raw.dataMatrix.map { $0.text() } ?? TextDecoding.decode(f.raw.bytes)
+            var decoded = f.raw.qr.map { $0.stream.text() } ?? f.raw.dataMatrix.map { $0.text() } ?? f.raw.maxiCode.map { $0.text() } ?? TextDecoding.decode(f.raw.bytes)
             // Code 39 Full ASCII: the text the shift pairs stand for, when every pair is defined.
             if f.raw.symbology == .code39, let text = decoded?.text, let full = LinearCheck.code39FullASCII(text) {
                 decoded = (full, "us-ascii")
             }
             return Symbol(
                 symbology: f.raw.symbology, bytes: f.raw.bytes, text: decoded?.text, charset: decoded?.charset,
-                corners: corners, quality: f.raw.quality, isGS1: f.raw.isGS1, structuredAppend: f.raw.qr?.stream.structuredAppend ?? f.raw.dataMatrix?.structuredAppend)
+                corners: corners, quality: f.raw.quality, isGS1: f.raw.isGS1, structuredAppend: f.raw.qr?.stream.structuredAppend ?? f.raw.dataMatrix?.structuredAppend
+                    ?? f.raw.maxiCode?.structuredAppend.map { StructuredAppend(index: $0.index, count: $0.count, parity: 0) })
         }
     }
 }

@@ -34,8 +34,11 @@
     /// Words of a GF(2^`bits`) Reed–Solomon code (`bits` 4, 6, 8, 10 or 12: Aztec's fields), the
     /// last `checkCount` of them check words, to the corrector.
     case reedSolomon(words: [Int], checkCount: Int, bits: Int)
+    /// A MaxiCode module grid (33 rows of 30, dark = true, row by row): both messages corrected,
+    /// then the data decoded.
+    case maxiCode(modules: [Bool])
 
-    static let kinds = 11
+    static let kinds = 12
     static let fieldBits = [4, 6, 8, 10, 12]
 
     /// The input these bytes stand for. Parameters out of their range are taken modulo it; data too
@@ -84,10 +87,12 @@
             self = .microQRData(codewords: Array(data.prefix(count)) + [UInt8](repeating: 0, count: max(0, count - data.count)), type: type)
         case 9:
             self = .gs1(bytes: rest(1))
-        default:
+        case 10:
             let fieldBits = Self.fieldBits[byte(1) % Self.fieldBits.count]
             let mask = (1 << fieldBits) - 1
             self = .reedSolomon(words: words(rest(4)).map { $0 & mask }, checkCount: byte(2) << 8 | byte(3), bits: fieldBits)
+        default:
+            self = .maxiCode(modules: fitted(bits(rest(1)), MaxiCode.rows * MaxiCode.columns))
         }
     }
 
@@ -126,6 +131,8 @@
             return [9] + bytes
         case .reedSolomon(let words, let checkCount, let bits):
             return [10, UInt8(Self.fieldBits.firstIndex(of: bits) ?? 0), UInt8(checkCount >> 8 & 0xFF), UInt8(checkCount & 0xFF)] + wordBytes(words)
+        case .maxiCode(let modules):
+            return [11] + packed(modules)
         }
     }
 
@@ -196,6 +203,8 @@
             let field = bits == 4 ? GaloisField.gf16 : AztecLayout.field(bits: bits)
             guard FieldReedSolomon.correct(&corrected, checkCount: checkCount, field: field) != nil else { return nil }
             return corrected.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        case .maxiCode(let modules):
+            return MaxiCode.decode(modules)?.bytes
         }
     }
 }

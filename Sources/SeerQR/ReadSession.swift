@@ -138,6 +138,7 @@ struct ReadSession {
             readDataMatrix()
             readDMRE()
             readPDF417()
+            readMaxiCode()
             if options.symbologies.contains(.microqr) { readMicroQR() }
             if options.symbologies.contains(.rmqr) { readRMQR() }
         }

@@ -72,6 +72,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case aztec
     /// DataMatrix ECC 200 (square and rectangular; GS1 DataMatrix keeps its FNC1 separators as GS, 0x1D).
     case datamatrix
+    /// MaxiCode (modes 2–6; the structured carrier message of modes 2 and 3 as its fields, GS-separated).
+    case maxicode
 
     /// Whether this is a two-dimensional symbology (every one but the linear codes).
     public var isMatrix: Bool {

@@ -13,6 +13,8 @@ struct RawSymbol: Sendable {
     var qr: DecodedQR? = nil
     /// For DataMatrix: the decoded data stream (its segments, ECI and headers).
     var dataMatrix: DataMatrixStream? = nil
+    /// For MaxiCode: the decoded message (its segments and structured append).
+    var maxiCode: DecodedMaxiCode? = nil
     /// For linear codes: whether a second reading of the bars agreed (``LinearCheck``).
     var barsAgree = false
     /// For EAN/UPC: confirmed twice over (the edges and the rendering both agree), or decoded whole

@@ -52,7 +52,7 @@ import Testing
 
     @Test(
         "what a reader hands the decoder for a real symbol decodes to what it read",
-        arguments: ["aztec-1-7", "aztec-2-11", "dm-abcdefg", "dm-rect-378", "pdf417-1-01", "microqr-1-12"])
+        arguments: ["aztec-1-7", "aztec-2-11", "dm-abcdefg", "dm-rect-378", "pdf417-1-01", "microqr-1-12", "maxicode-1-MODE4"])
     func tracedInputs(_ name: String) throws {
         let trace = Trace()
         var logger = Logger(label: "seer.test") { _ in trace }

@@ -7,7 +7,7 @@ import Seer
 /// The decoders of the matrix symbologies, without an image: the first byte picks one (DataMatrix
 /// data codewords and its Reed–Solomon check, PDF417 over GF(929) and its high-level decoding,
 /// Aztec's mode message, data layers and character modes, Micro QR grids and data streams, the GS1
-/// element string check, the GF(2^m) corrector), the next ones its parameters (`DecoderInput`).
+/// element string check, the GF(2^m) corrector, MaxiCode grids), the next ones its parameters (`DecoderInput`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSymbols(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = DecoderInput(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
