@@ -90,28 +90,7 @@ struct AztecReader {
         // The centre run's part and three runs each way, then the start of the fourth (the dark
         // ring at four modules, which may run on into the mode message).
         func runs(_ step: Int) -> [Int]? {
-            var out: [Int] = []
-            var yy = Int(y)
-            var colour = true
-            var length = 0
-            let limit = Int(module * 7) + 4
-            var travelled = 0
-            while travelled <= limit {
-                yy += step
-                travelled += 1
-                guard yy >= 0, yy < bin.height else { return nil }
-                let c = bin.isDark(xi, yy)
-                length += 1
-                if c != colour {
-                    out.append(length)
-                    length = 0
-                    colour = c
-                } else if out.count == 4 && Double(length) >= 0.5 * module {
-                    out.append(length)
-                    return out
-                }
-            }
-            return nil
+            bin.columnRuns(x: xi, y: Int(y), step: step, colour: true, runs: 4, close: 0.5 * module, limit: Int(module * 7) + 4)
         }
         guard let up = runs(-1), let down = runs(1) else { return nil }
         // The centre run is up[0] + down[0] - 1 long; the others four each way.

@@ -8,6 +8,34 @@ struct BinaryImage: Sendable {
 
     @inline(__always) func isDark(_ x: Int, _ y: Int) -> Bool { bits[y * width + x] != 0 }
 
+    /// The runs met walking column `x` from row `y` by `step` rows, starting in `colour` (dark:
+    /// true): each run's length in rows walked (the first from `y` to the first change). After
+    /// `runs` changes, the next run is cut once it is `close` rows long and the walk ends. Nil when the image's edge or `limit` rows come first. The bull's-eye
+    /// locators (Aztec, MaxiCode) measure their rings with it.
+    func columnRuns(x: Int, y: Int, step: Int, colour: Bool, runs: Int, close: Double, limit: Int) -> [Int]? {
+        var out: [Int] = []
+        var yy = y
+        var current = colour
+        var length = 0
+        var travelled = 0
+        while travelled <= limit {
+            yy += step
+            travelled += 1
+            guard yy >= 0, yy < height else { return nil }
+            let c = isDark(x, yy)
+            length += 1
+            if c != current {
+                out.append(length)
+                length = 0
+                current = c
+            } else if out.count == runs && Double(length) >= close {
+                out.append(length)
+                return out
+            }
+        }
+        return nil
+    }
+
     /// Light and dark swapped (for light-on-dark codes).
     func inverted() -> BinaryImage {
         BinaryImage(width: width, height: height, bits: bits.map { 1 &- $0 })

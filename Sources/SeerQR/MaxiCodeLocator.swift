@@ -89,28 +89,7 @@ struct MaxiCodeReader {
         guard xi >= 0, xi < bin.width, yi >= 0, yi < bin.height, !bin.isDark(xi, yi) else { return nil }
         // The centre's part, then four runs, then the outer ring's start, each way.
         func runs(_ step: Int) -> [Int]? {
-            var out: [Int] = []
-            var yy = yi
-            var colour = false
-            var length = 0
-            let limit = Int(ring * 8) + 6
-            var travelled = 0
-            while travelled <= limit {
-                yy += step
-                travelled += 1
-                guard yy >= 0, yy < bin.height else { return nil }
-                let c = bin.isDark(xi, yy)
-                length += 1
-                if c != colour {
-                    out.append(length)
-                    length = 0
-                    colour = c
-                } else if out.count == 5 && Double(length) >= 0.5 * ring {
-                    out.append(length)
-                    return out
-                }
-            }
-            return nil
+            bin.columnRuns(x: xi, y: yi, step: step, colour: false, runs: 5, close: 0.5 * ring, limit: Int(ring * 8) + 6)
         }
         guard let up = runs(-1), let down = runs(1) else { return nil }
         let centre = up[0] + down[0] - 1
