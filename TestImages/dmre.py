@@ -45,9 +45,10 @@ def picture(m, scale, quiet=3):
     return Image.fromarray(img, "L")
 
 
-def save(name, image, text):
-    image.save(os.path.join(OUT, name + ".png"), optimize=True)
-    with open(os.path.join(OUT, name + ".txt"), "w", encoding="utf-8") as f:
+def save(name, image, text, out=OUT):
+    """`image` as NAME.png in `out`, and the text it holds as NAME.txt (empty: none)."""
+    image.save(os.path.join(out, name + ".png"), optimize=True)
+    with open(os.path.join(out, name + ".txt"), "w", encoding="utf-8") as f:
         f.write(text if text is not None else "")
 
 

@@ -8,15 +8,18 @@ the sizes by number (`version=1` is 10x10 … `24` is 144x144, `25` to `30` the 
 16x48), so the images do not depend on Seer's own reading of the standard. Each image is drawn
 deterministically: fixed texts, scales, views and damage; no randomness.
 """
+import functools
 import os
 
 import numpy as np
 import zxingcpp
 from PIL import Image
 
+import dmre
 from dmre import picture
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dmsquare")
+save = functools.partial(dmre.save, out=OUT)
 
 SQUARES = [10, 12, 14, 16, 18, 20, 22, 24, 26, 32, 36, 40, 44, 48, 52, 64, 72, 80, 88, 96, 104, 120, 132, 144]
 RECTANGLES = [(8, 18), (8, 32), (12, 26), (12, 36), (16, 36), (16, 48)]
@@ -46,11 +49,6 @@ def perspective(img, corners, size):
     coeffs = np.linalg.solve(np.array(a, float), np.array([c for p in src for c in p], float))
     return img.transform(size, Image.PERSPECTIVE, tuple(coeffs), Image.BICUBIC, fillcolor=255)
 
-
-def save(name, image, text):
-    image.save(os.path.join(OUT, name + ".png"), optimize=True)
-    with open(os.path.join(OUT, name + ".txt"), "w", encoding="utf-8") as f:
-        f.write(text if text is not None else "")
 
 
 def main():

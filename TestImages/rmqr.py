@@ -7,13 +7,18 @@ the 32 sizes by number (`version=1` is R7x43 … `32` is R17x139) and the level 
 images do not depend on Seer's own reading of the standard. Each image is drawn deterministically:
 fixed texts, scales, angles and damage; no randomness.
 """
+import functools
 import os
 
 import numpy as np
 import zxingcpp
 from PIL import Image, ImageFilter
 
+import dmre
+from dmre import picture
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rmqr")
+save = functools.partial(dmre.save, out=OUT)
 
 SIZES = [(7, 43), (7, 59), (7, 77), (7, 99), (7, 139), (9, 43), (9, 59), (9, 77), (9, 99), (9, 139),
          (11, 27), (11, 43), (11, 59), (11, 77), (11, 99), (11, 139), (13, 27), (13, 43), (13, 59),
@@ -31,22 +36,6 @@ def modules(text, size, level="M"):
     return m
 
 
-def picture(m, scale, quiet=3):
-    """Modules drawn `scale` pixels each inside a white quiet zone of `quiet` modules."""
-    rows, cols = m.shape
-    img = np.full(((rows + 2 * quiet) * scale, (cols + 2 * quiet) * scale), 255, np.uint8)
-    for r in range(rows):
-        for c in range(cols):
-            if m[r, c]:
-                y, x = (r + quiet) * scale, (c + quiet) * scale
-                img[y:y + scale, x:x + scale] = 0
-    return Image.fromarray(img, "L")
-
-
-def save(name, image, text):
-    image.save(os.path.join(OUT, name + ".png"), optimize=True)
-    with open(os.path.join(OUT, name + ".txt"), "w", encoding="utf-8") as f:
-        f.write(text if text is not None else "")
 
 
 def main():
