@@ -1,14 +1,6 @@
 import Foundation
 import SeerImage
 
-/// A bull's-eye seen in a binary image: its centre and module size in pixels.
-struct AztecCandidate {
-    var x: Double
-    var y: Double
-    var module: Double
-    var hits: Int
-}
-
 /// Finds Aztec bull's-eyes and reads the symbols around them (ISO/IEC 24778).
 ///
 /// A bull's-eye is found as nine runs of about one module each (dark, light, … dark) across a row,
@@ -25,8 +17,8 @@ struct AztecReader {
     // MARK: Finding bull's-eyes
 
     /// Bull's-eye centres, strongest first.
-    func candidates() -> [AztecCandidate] {
-        var found: [AztecCandidate] = []
+    func candidates() -> [BullsEye] {
+        var found: [BullsEye] = []
         let w = bin.width, h = bin.height
         bin.bits.withUnsafeBufferPointer { bits in
             // Every other row: a bull's-eye's centre module worth reading is two pixels tall or
@@ -53,7 +45,7 @@ struct AztecReader {
                             let centreStart = x &- (r4 &+ r5 &+ r6 &+ r7 &+ r8)
                             let cx = Double(centreStart) + Double(r4) / 2
                             if let confirmed = confirm(cx, Double(y) + 0.5, module: m) {
-                                merge(confirmed, into: &found)
+                                BullsEye.merge(confirmed, into: &found)
                             }
                         }
                     }
@@ -84,7 +76,7 @@ struct AztecReader {
     }
 
     /// The column through a row's centre holds the same nine runs: the centre, refined.
-    func confirm(_ x: Double, _ y: Double, module: Double) -> AztecCandidate? {
+    func confirm(_ x: Double, _ y: Double, module: Double) -> BullsEye? {
         let xi = Int(x)
         guard xi >= 0, xi < bin.width, bin.isDark(xi, Int(y)) else { return nil }
         // The centre run's part and three runs each way, then the start of the fourth (the dark
@@ -106,29 +98,17 @@ struct AztecReader {
         while right < bin.width - 1 && bin.isDark(right + 1, row) && right - xi < Int(2 * m) + 2 { right += 1 }
         let width = Double(right - left + 1)
         guard width < 2 * m, 2 * width > m else { return nil }
-        return AztecCandidate(x: Double(left) + width / 2, y: cy, module: (m + module) / 2, hits: 1)
-    }
-
-    func merge(_ c: AztecCandidate, into found: inout [AztecCandidate]) {
-        for i in found.indices where abs(found[i].x - c.x) < 2 * c.module && abs(found[i].y - c.y) < 2 * c.module {
-            let n = Double(found[i].hits)
-            found[i].x = (found[i].x * n + c.x) / (n + 1)
-            found[i].y = (found[i].y * n + c.y) / (n + 1)
-            found[i].module = (found[i].module * n + c.module) / (n + 1)
-            found[i].hits += 1
-            return
-        }
-        found.append(c)
+        return BullsEye(x: Double(left) + width / 2, y: cy, ring: (m + module) / 2, hits: 1)
     }
 
     // MARK: Geometry
 
     /// The points where rays from the centre cross the `edge`-th colour change (1 = the centre's
     /// own edge), one per ray (nil where a ray does not reach it).
-    func edgePoints(_ c: AztecCandidate, edges: [Int], rays: Int) -> [[Point?]] {
+    func edgePoints(_ c: BullsEye, edges: [Int], rays: Int) -> [[Point?]] {
         var out = [[Point?]](repeating: [Point?](repeating: nil, count: rays), count: edges.count)
         let maxEdge = edges.max() ?? 1
-        let limit = c.module * (Double(maxEdge) + 2) * 1.6
+        let limit = c.ring * (Double(maxEdge) + 2) * 1.6
         for r in 0..<rays {
             let angle = Double(r) * 2 * Double.pi / Double(rays)
             let dx = cos(angle), dy = sin(angle)
@@ -233,7 +213,7 @@ struct AztecReader {
     }
 
     /// A decoded symbol and its corners in this image's pixels (TL, TR, BR, BL as it reads).
-    func read(_ c: AztecCandidate) -> (DecodedAztec, [Point])? {
+    func read(_ c: BullsEye) -> (DecodedAztec, [Point])? {
         let centre = Point(x: c.x, y: c.y)
         let rays = 64
         // Edges 3–6 lie on the squares at 2.5, 3.5, 4.5 and 5.5 modules (the last two in
@@ -547,11 +527,11 @@ extension ReadSession {
                 if outOfTime { break }
                 let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
                 if found.contains(where: { $0.raw.symbology == .aztec && $0.contains(centre) }) { continue }
-                if debug { debugLog("aztec bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) module \(c.module / f) hits \(c.hits), \(binarization)") }
+                if debug { debugLog("aztec bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) module \(c.ring / f) hits \(c.hits), \(binarization)") }
                 guard let (decoded, corners) = reader.read(c) else { continue }
                 let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
                 let raw = RawSymbol(symbology: .aztec, bytes: decoded.bytes, points: [], quality: 1, isGS1: decoded.gs1)
-                add(raw, corners: work, module: c.module / f * scale.0)
+                add(raw, corners: work, module: c.ring / f * scale.0)
                 read += 1
             }
             if read > 0 { break }

@@ -47,6 +47,28 @@ struct BinaryImage: Sendable {
     }
 }
 
+/// A bull's-eye (Aztec's, MaxiCode's) seen in a binary image: its centre, the width of one of its
+/// rings in pixels, and how many scan rows found it.
+struct BullsEye {
+    var x: Double
+    var y: Double
+    var ring: Double
+    var hits: Int
+
+    /// `c` averaged into the bull's-eye already found within two rings of it, or added.
+    static func merge(_ c: BullsEye, into found: inout [BullsEye]) {
+        for i in found.indices where abs(found[i].x - c.x) < 2 * c.ring && abs(found[i].y - c.y) < 2 * c.ring {
+            let n = Double(found[i].hits)
+            found[i].x = (found[i].x * n + c.x) / (n + 1)
+            found[i].y = (found[i].y * n + c.y) / (n + 1)
+            found[i].ring = (found[i].ring * n + c.ring) / (n + 1)
+            found[i].hits += 1
+            return
+        }
+        found.append(c)
+    }
+}
+
 enum Imaging {
     /// Local-mean binarisation: a pixel is dark when it is darker than the mean of the
     /// `window`×`window` square around it by more than `offset` (and a thirty-second of the local

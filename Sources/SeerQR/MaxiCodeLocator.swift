@@ -1,14 +1,6 @@
 import Foundation
 import SeerImage
 
-/// A MaxiCode bull's-eye seen in a binary image: its centre and the width of one of its rings, in pixels.
-struct MaxiCodeCandidate {
-    var x: Double
-    var y: Double
-    var ring: Double
-    var hits: Int
-}
-
 /// Finds MaxiCode bull's-eyes and reads the symbols around them (ISO/IEC 16023).
 ///
 /// The bull's-eye is three dark rings around a light centre: a row through its centre crosses
@@ -32,8 +24,8 @@ struct MaxiCodeReader {
     // MARK: Finding bull's-eyes
 
     /// Bull's-eye centres, most often seen first.
-    func candidates() -> [MaxiCodeCandidate] {
-        var found: [MaxiCodeCandidate] = []
+    func candidates() -> [BullsEye] {
+        var found: [BullsEye] = []
         let w = bin.width, h = bin.height
         bin.bits.withUnsafeBufferPointer { bits in
             for y in stride(from: 0, to: h, by: 2) {
@@ -57,7 +49,7 @@ struct MaxiCodeReader {
                         if let m = Self.evenRings([r1, r2, r3, r4, r6, r7, r8, r9], centre: r5, outer: (r0, r10)) {
                             let centreStart = x &- (r5 &+ r6 &+ r7 &+ r8 &+ r9 &+ r10)
                             let cx = Double(centreStart) + Double(r5) / 2
-                            if let confirmed = confirm(cx, Double(y) + 0.5, ring: m) { merge(confirmed, into: &found) }
+                            if let confirmed = confirm(cx, Double(y) + 0.5, ring: m) { BullsEye.merge(confirmed, into: &found) }
                         }
                     }
                     if x < w { colour = bits[row &+ x] }
@@ -84,7 +76,7 @@ struct MaxiCodeReader {
     }
 
     /// The column through a row's centre holds the same runs: the centre, refined.
-    func confirm(_ x: Double, _ y: Double, ring: Double) -> MaxiCodeCandidate? {
+    func confirm(_ x: Double, _ y: Double, ring: Double) -> BullsEye? {
         let xi = Int(x), yi = Int(y)
         guard xi >= 0, xi < bin.width, yi >= 0, yi < bin.height, !bin.isDark(xi, yi) else { return nil }
         // The centre's part, then four runs, then the outer ring's start, each way.
@@ -104,19 +96,7 @@ struct MaxiCodeReader {
         while right < bin.width - 1 && !bin.isDark(right + 1, row) && right - xi < Int(3 * m) + 2 { right += 1 }
         let width = Double(right - left + 1)
         guard width <= 4 * m + 2, width >= 0.9 * m else { return nil }
-        return MaxiCodeCandidate(x: Double(left) + width / 2, y: cy, ring: (m + ring) / 2, hits: 1)
-    }
-
-    func merge(_ c: MaxiCodeCandidate, into found: inout [MaxiCodeCandidate]) {
-        for i in found.indices where abs(found[i].x - c.x) < 2 * c.ring && abs(found[i].y - c.y) < 2 * c.ring {
-            let n = Double(found[i].hits)
-            found[i].x = (found[i].x * n + c.x) / (n + 1)
-            found[i].y = (found[i].y * n + c.y) / (n + 1)
-            found[i].ring = (found[i].ring * n + c.ring) / (n + 1)
-            found[i].hits += 1
-            return
-        }
-        found.append(c)
+        return BullsEye(x: Double(left) + width / 2, y: cy, ring: (m + ring) / 2, hits: 1)
     }
 
     // MARK: Geometry
@@ -140,7 +120,7 @@ struct MaxiCodeReader {
     /// image (symmetric; a multiple of the identity when the symbol faces the camera), fitted to its
     /// outer edge along 64 rays. A ray whose outer ring is much thicker than its inner rings ran into
     /// a dark module touching the ring, and is dropped.
-    func shape(_ c: MaxiCodeCandidate) -> (Double, Double, Double)? {
+    func shape(_ c: BullsEye) -> (Double, Double, Double)? {
         let rays = 64
         // Least squares for Q (x·Q·x = R² on the edge of radius R pitches): rows (cos², 2cs, sin²).
         var s11 = 0.0, s12 = 0.0, s13 = 0.0, s22 = 0.0, s23 = 0.0, s33 = 0.0
@@ -203,7 +183,7 @@ struct MaxiCodeReader {
     // MARK: Reading
 
     /// A decoded symbol and its corners in this image's pixels (TL, TR, BR, BL as it reads).
-    func read(_ c: MaxiCodeCandidate) -> (DecodedMaxiCode, [Point])? {
+    func read(_ c: BullsEye) -> (DecodedMaxiCode, [Point])? {
         guard let (ma, mb, md) = shape(c) else {
             log?("maxicode: the rings' edges do not fit an ellipse")
             return nil
@@ -251,7 +231,7 @@ struct MaxiCodeReader {
         return nil
     }
 
-    static func frame(_ c: MaxiCodeCandidate, _ ma: Double, _ mb: Double, _ md: Double, degrees: Double, scale: Double) -> Frame {
+    static func frame(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, degrees: Double, scale: Double) -> Frame {
         let t = degrees * Double.pi / 180
         let ct = cos(t) * scale, st = sin(t) * scale
         // M · R(t): the shape after the turn.
