@@ -188,7 +188,9 @@ struct LimitTests {
         let harness = try Harness { service, _ in
             service.workers = 1
             service.queueLimit = 1
-            service.timeBudget = .seconds(4)
+            // Long enough that the queued photo is still waiting when the next one is refused, on a
+            // test machine loaded enough to take seconds over each request.
+            service.timeBudget = .seconds(15)
         }
         let photo = try Photos.bytes("TestImages/products/authentic-link.png")
         let release = DispatchSemaphore(value: 0)
@@ -205,7 +207,7 @@ struct LimitTests {
         try await harness.test { client in
             // One photo waits in the queue (and runs out of budget there); the next finds the queue full.
             async let waiting = client.send(.post, "/v1/scans", key: harness.device, contentType: "image/png", body: photo)
-            for _ in 0..<500 where harness.service.recognition.depth == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<1000 where harness.service.recognition.depth == 0 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(harness.service.recognition.depth == 1)
             let full = try await client.send(.post, "/v1/scans", key: harness.device, contentType: "image/png", body: photo)
             // Refused because the queue stayed full through the admission wait (`overloaded`), not
