@@ -111,6 +111,14 @@ public struct ScanReport: Codable, Sendable, Equatable {
         self.plates = plates
         self.milliseconds = milliseconds
     }
+
+    /// Removes the four timings, as `seer scan` prints a report without `--timing`.
+    public mutating func removeTimings() {
+        milliseconds = nil
+        decodeMilliseconds = nil
+        cpuMilliseconds = nil
+        decodeCpuMilliseconds = nil
+    }
 }
 
 /// Standard base64 (RFC 4648, with padding), without Foundation.

@@ -175,12 +175,7 @@ struct Scan: ParsableCommand {
         switch (outcome, format) {
         case (.read(let scan), .json):
             var report = scan.report
-            if !timing {
-                report.milliseconds = nil
-                report.decodeMilliseconds = nil
-                report.cpuMilliseconds = nil
-                report.decodeCpuMilliseconds = nil
-            }
+            if !timing { report.removeTimings() }
             Console.jsonLine(report)
         case (.read(let scan), .text):
             let r = scan.report
