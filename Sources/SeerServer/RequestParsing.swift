@@ -73,18 +73,18 @@ extension Request {
     }
 
     /// The query parameters, refusing any name not in `allowed` and any name given twice.
-    func query(allowed: Set<String>) throws -> [String: String] {
-        var values: [String: String] = [:]
+    func query(allowed: Set<String>) throws -> Query {
+        var query = Query()
         for (name, value) in uri.queryParameters {
             let name = String(name)
             guard allowed.contains(name) else {
                 let known = allowed.isEmpty ? "this route takes none" : "known: \(allowed.sorted().joined(separator: ", "))"
                 throw APIError.badRequest("unknownParameter", "Unknown query parameter '\(name)' (\(known)).")
             }
-            guard values[name] == nil else { throw APIError.badRequest("invalidParameter", "The query parameter '\(name)' is given twice.") }
-            values[name] = String(value)
+            guard query[name] == nil else { throw APIError.badRequest("invalidParameter", "The query parameter '\(name)' is given twice.") }
+            query.values[name] = String(value)
         }
-        return values
+        return query
     }
 
     /// The body as a JSON object whose keys are all in `allowed` (an unknown key is refused, naming it).
@@ -124,31 +124,34 @@ extension Dictionary where Key == String, Value == Any {
     }
 }
 
-/// Query values.
-enum QueryValue {
-    static func double(_ query: [String: String], _ name: String, range: ClosedRange<Double>) throws -> Double? {
-        guard let text = query[name] else { return nil }
-        guard let value = Double(text), value.isFinite, range.contains(value) else {
-            throw APIError.badRequest("invalidParameter", "'\(name)' must be a number from \(range.lowerBound) to \(range.upperBound); it is '\(text)'.")
-        }
+/// A request's query parameters, each read as what it takes.
+struct Query: Sendable {
+    var values: [String: String] = [:]
+
+    subscript(name: String) -> String? { values[name] }
+
+    /// The parameter `name` as `parse` reads it (nil when absent); a value it refuses is a 400 that
+    /// says what `name` takes.
+    func value<T>(_ name: String, _ takes: String, _ parse: (String) -> T?) throws -> T? {
+        guard let text = values[name] else { return nil }
+        guard let value = parse(text) else { throw APIError.badRequest("invalidParameter", "'\(name)' \(takes); it is '\(text)'.") }
         return value
     }
 
-    static func int(_ query: [String: String], _ name: String, range: ClosedRange<Int>) throws -> Int? {
-        guard let text = query[name] else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw APIError.badRequest("invalidParameter", "'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound); it is '\(text)'.")
+    func double(_ name: String, range: ClosedRange<Double>) throws -> Double? {
+        try value(name, "must be a number from \(range.lowerBound) to \(range.upperBound)") { text in
+            Double(text).flatMap { range.contains($0) ? $0 : nil }
         }
-        return value
     }
 
-    static func choice<T: RawRepresentable>(_ query: [String: String], _ name: String, as type: T.Type, names: [String]) throws -> T?
-    where T.RawValue == String {
-        guard let text = query[name] else { return nil }
-        guard let value = T(rawValue: text) else {
-            throw APIError.badRequest("invalidParameter", "'\(name)' takes \(names.joined(separator: ", ")); it is '\(text)'.")
+    func int(_ name: String, range: ClosedRange<Int>) throws -> Int? {
+        try value(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)") { text in
+            Int(text).flatMap { range.contains($0) ? $0 : nil }
         }
-        return value
+    }
+
+    func choice<T: RawRepresentable>(_ name: String, as type: T.Type, names: [String]) throws -> T? where T.RawValue == String {
+        try value(name, "takes \(names.joined(separator: ", "))", T.init(rawValue:))
     }
 }
 

@@ -3,18 +3,20 @@ import Hummingbird
 import NIOCore
 import Seer
 
-/// Every route of the service: its spec (method, path, roles) and its handler. The OpenAPI document
-/// (`openapi.json`) lists exactly these; a test checks both ways.
+/// Every route of the service: its spec (method, path, roles), the query parameters it takes and
+/// its handler. The OpenAPI document (`openapi.json`) lists exactly these; a test checks both ways.
 enum Routes {
     typealias Handler = @Sendable (SeerService, Request, SeerRequestContext) async throws -> Response
 
     struct Route: Sendable {
         var spec: RouteSpec
+        /// The query parameters it takes (any other is refused); nil for a route that reads none.
+        var query: Set<String>?
         var handler: Handler
     }
 
-    static func route(_ method: String, _ path: String, _ roles: Set<Role>, _ handler: @escaping Handler) -> Route {
-        Route(spec: RouteSpec(method: method, path: path, roles: roles), handler: handler)
+    static func route(_ method: String, _ path: String, _ roles: Set<Role>, query: Set<String>? = [], _ handler: @escaping Handler) -> Route {
+        Route(spec: RouteSpec(method: method, path: path, roles: roles), query: query, handler: handler)
     }
 
     static let scanners: Set<Role> = [.device, .admin]
@@ -22,26 +24,29 @@ enum Routes {
     static let anyKey: Set<Role> = [.device, .user, .admin]
 
     static let table: [Route] = [
-        route("GET", "/health", []) { _, _, _ in try Reply.json(["status": "ok"]) },
-        route("GET", "/metrics", []) { service, _, _ in
+        route("GET", "/health", [], query: nil) { _, _, _ in try Reply.json(["status": "ok"]) },
+        route("GET", "/metrics", [], query: nil) { service, _, _ in
             Reply.text(service.metrics.render(pool: service.recognition), contentType: "text/plain; version=0.0.4")
         },
-        route("GET", "/openapi.json", []) { _, _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
+        route("GET", "/openapi.json", [], query: nil) { _, _, _ in Reply.json(bytes: OpenAPIDocument.bytes) },
+        route("POST", "/v1/scans", scanners, query: ["read", "mode", "device", "lat", "lon", "region", "timing"], postScan),
+        route("POST", "/v1/verify", scanners, query: ["device", "lat", "lon"], postVerify),
+        route("GET", "/v1/scans", scanners, query: historyParameters.union(["page", "limit"]), getScans),
+        route("GET", "/v1/scans/{id}", scanners) { service, _, context in
+            let id = try scanID(context)
+            let caller = context.caller
+            return try Reply.json(try await service.store { engine, store in try visibleScan(id, caller: caller, engine: engine, store: store) })
         },
-        route("POST", "/v1/scans", scanners, postScan),
-        route("POST", "/v1/verify", scanners, postVerify),
-        route("GET", "/v1/scans", scanners, getScans),
-        route("GET", "/v1/scans/{id}", scanners, getScan),
         route("POST", "/v1/scans/{id}/report", scanners, postReport),
-        route("GET", "/v1/stats", scanners, getStats),
-        route("GET", "/v1/searches/recent", scanners) { service, request, _ in
-            _ = try request.query(allowed: [])
-            return try Reply.json(["searches": try await service.store { _, store in try store.recentSearches(limit: 20) }])
+        route("GET", "/v1/stats", scanners, query: historyParameters) { service, _, context in
+            let history = try historyQuery(context.query, caller: context.caller)
+            return try Reply.json(try await service.store { engine, store in try engine.statistics(history, store: store) })
         },
-        route("GET", "/v1/suggest", scanners) { service, request, _ in
-            let query = try request.query(allowed: ["q"])
-            guard let prefix = query["q"], !prefix.trimmingCharacters(in: .whitespaces).isEmpty else {
+        route("GET", "/v1/searches/recent", scanners) { service, _, _ in
+            try Reply.json(["searches": try await service.store { _, store in try store.recentSearches(limit: 20) }])
+        },
+        route("GET", "/v1/suggest", scanners, query: ["q"]) { service, _, context in
+            guard let prefix = context.query["q"], !prefix.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw APIError.badRequest("missingParameter", "Give the text typed so far as 'q'.")
             }
             guard prefix.count <= service.engine.configuration.limits.searchCharacters else {
@@ -49,24 +54,39 @@ enum Routes {
             }
             return try Reply.json(["suggestions": try await service.store { _, store in try store.suggestions(prefix: prefix, limit: 10) }])
         },
-        route("POST", "/v1/plates/resolve", owners, postResolve),
+        route("POST", "/v1/plates/resolve", owners) { service, request, _ in
+            let object = try await request.jsonObject(allowed: ["plate", "country"], limit: 4096)
+            let plate = try object.string("plate", required: true)!
+            let country = try country(in: object)
+            return try Reply.json(try await service.store { engine, store in try engine.resolvePlate(plate, country: country, store: store) })
+        },
         route("POST", "/v1/plates/{plate}/messages", owners, postMessage),
-        route("GET", "/v1/inbox", [.user], getInbox),
+        route("GET", "/v1/inbox", [.user]) { service, _, context in
+            guard let recipient = context.caller?.recipient else {
+                throw APIError(
+                    .forbidden, "noRecipient",
+                    "This key acts for no plate owner yet: register with POST /v1/users using this key, or make a key with --recipient.")
+            }
+            return try Reply.json(["messages": try await service.store { _, store in try store.inbox(recipient: recipient) }])
+        },
         route("POST", "/v1/users", owners, postUser),
-        route("GET", "/v1/chargers/{id}", anyKey) { service, request, context in
-            _ = try request.query(allowed: [])
+        route("GET", "/v1/chargers/{id}", anyKey) { service, _, context in
             let id = context.parameters.get("id") ?? ""
             return try Reply.json(try await service.store { engine, store in try engine.resolveCharger(typed: id, store: store) })
         },
-        route("PUT", "/v1/registry", [.admin], putRegistry),
+        route("PUT", "/v1/registry", [.admin]) { service, request, _ in
+            guard request.mediaType == "application/json" else {
+                throw APIError(.unsupportedMediaType, "unsupportedMediaType", "Send the registry as application/json (the format of seer registry import).")
+            }
+            let bytes = try await request.bytes(limit: service.configuration.maxBodyBytes)
+            return try Reply.json(try await service.store { _, store in try store.importRegistry([(name: "request", data: Data(bytes))]) })
+        },
         route("POST", "/v1/apikeys", [.admin], postKey),
-        route("GET", "/v1/apikeys", [.admin]) { service, request, _ in
-            _ = try request.query(allowed: [])
+        route("GET", "/v1/apikeys", [.admin]) { service, _, _ in
             let keys = service.keys
             return try Reply.json(["keys": try await service.storeWork.run { try keys.list() }])
         },
-        route("DELETE", "/v1/apikeys/{id}", [.admin]) { service, request, context in
-            _ = try request.query(allowed: [])
+        route("DELETE", "/v1/apikeys/{id}", [.admin]) { service, _, context in
             let id = context.parameters.get("id") ?? ""
             let keys = service.keys
             return try Reply.json(try await service.storeWork.run { try keys.revoke(id: id) })
@@ -77,121 +97,86 @@ enum Routes {
 
     static let imageTypes: Set<String> = ["image/jpeg", "image/png", "image/heic", "image/heif", "image/webp"]
 
-    /// The device a request scans as: a device key's own device; an admin may name one.
-    static func device(for caller: Caller?, query: [String: String]) throws -> String? {
-        guard let caller else { return query["device"] }
-        if caller.role == .device {
-            if let asked = query["device"], asked != caller.key.device {
-                throw APIError(.forbidden, "forbidden", "A device key scans as its own device ('\(caller.key.device)'), not '\(asked)'.")
+    /// Who and where a request scans as: a device key scans as its own device; an admin may name one.
+    static func scanContext(_ query: Query, caller: APIKeyInfo?) throws -> ScanContext {
+        var device = query["device"]
+        if let caller, caller.role == .device {
+            if let asked = device, asked != caller.device {
+                throw APIError(.forbidden, "forbidden", "A device key scans as its own device ('\(caller.device)'), not '\(asked)'.")
             }
-            return caller.key.device
+            device = caller.device
         }
-        return query["device"]
+        return ScanContext(device: device, latitude: try query.double("lat", range: -90...90), longitude: try query.double("lon", range: -180...180))
     }
 
     static func postScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
         let start = ContinuousClock.now
         let client = service.connections.presence(of: context.connection)
-        let query = try request.query(allowed: ["read", "mode", "device", "lat", "lon", "region", "timing"])
-        let timing: Bool
-        switch query["timing"] {
-        case nil, "false": timing = false
-        case "true": timing = true
-        case let other?: throw APIError.badRequest("invalidParameter", "'timing' takes true or false; it is '\(other)'.")
-        }
-        guard let targets = ScanTargets(parsing: query["read"] ?? "codes") else {
-            throw APIError.badRequest("invalidParameter", "'read' takes \(ScanTargets.vocabulary); it is '\(query["read"] ?? "")'.")
-        }
-        let mode = try QueryValue.choice(query, "mode", as: ScanMode.self, names: ["single", "batch"]) ?? .single
-        var region: PlateRegion? = nil
-        if let text = query["region"] {
-            guard let parsed = PlateRegion.parse(text) else {
-                throw APIError.badRequest("invalidParameter", "'region' takes us, eu, br or auto; it is '\(text)'.")
-            }
-            region = parsed
-        }
-        let context = ScanContext(
-            device: try device(for: context.caller, query: query),
-            latitude: try QueryValue.double(query, "lat", range: -90...90), longitude: try QueryValue.double(query, "lon", range: -180...180))
-
-        guard let type = request.mediaType else {
-            throw APIError(.unsupportedMediaType, "unsupportedMediaType", "Send the photo as image/jpeg, image/png, image/heic or image/webp, or as multipart/form-data.")
-        }
-        guard imageTypes.contains(type) || type == "multipart/form-data" else {
+        let query = context.query
+        let timing = try query.value("timing", "takes true or false", Bool.init) ?? false
+        let targets = try query.value("read", "takes \(ScanTargets.vocabulary)", ScanTargets.init(parsing:)) ?? .codes
+        let mode = try query.choice("mode", as: ScanMode.self, names: ["single", "batch"]) ?? .single
+        let region: PlateRegion? = try query.value("region", "takes us, eu, br or auto", PlateRegion.parse) ?? nil
+        let scanContext = try scanContext(query, caller: context.caller)
+        guard let type = request.mediaType, imageTypes.contains(type) || type == "multipart/form-data" else {
+            let sent = request.mediaType.map { "The body is \($0); send" } ?? "Send"
             throw APIError(
                 .unsupportedMediaType, "unsupportedMediaType",
-                "The body is \(type); send the photo as image/jpeg, image/png, image/heic or image/webp, or as multipart/form-data.")
-        }
-        let limit = service.configuration.maxBodyBytes
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
-            throw APIError(.contentTooLarge, "tooLarge", "The body is \(declared) bytes; the limit is \(limit).")
+                "\(sent) the photo as image/jpeg, image/png, image/heic or image/webp, or as multipart/form-data.")
         }
         // The photo is read first, under a time limit and a minimum rate; only a photo that has arrived
         // takes room in the queue (waiting for it when the queue is full, for at most `admissionWait`).
         let configuration = service.configuration
         let body = try await request.upload(
-            limit: limit, by: start + configuration.timeBudget, minimumRate: configuration.uploadMinimumRate,
+            limit: configuration.maxBodyBytes, by: start + configuration.timeBudget, minimumRate: configuration.uploadMinimumRate,
             grace: configuration.uploadGrace, client: client)
         if body.isEmpty && request.headers[.contentLength] == nil {
             // An HTTP/1.0 body without a length cannot be told from the next request: end the connection.
             client?.endAfterAnswer()
             throw APIError.badRequest("lengthRequired", "The photo came without a Content-Length, so none of it was read: send its length.")
         }
-        var photo = body
-        var file = "upload"
-        if type == "multipart/form-data" {
-            let part = try MultipartFile.photo(in: body, contentType: request.headers[.contentType] ?? "")
-            photo = part.bytes
-            if let name = part.filename, !name.isEmpty { file = (name as NSString).lastPathComponent }
-        }
-        if photo.isEmpty { throw APIError.badRequest("empty", "The photo is empty (0 bytes).") }
-        let scanRequest = ScanRequest(targets: targets, region: region, context: context, mode: mode, save: true)
+        let part =
+            type == "multipart/form-data"
+            ? try MultipartFile.photo(in: body, contentType: request.headers[.contentType] ?? "") : MultipartFile(bytes: body)
+        if part.bytes.isEmpty { throw APIError.badRequest("empty", "The photo is empty (0 bytes).") }
+        let file = part.filename.flatMap { $0.isEmpty ? nil : ($0 as NSString).lastPathComponent } ?? "upload"
+        let scanRequest = ScanRequest(targets: targets, region: region, context: scanContext, mode: mode, save: true)
         let engine = service.engine
         let metrics = service.metrics
-        let chosenFile = file
-        let sent = photo
         // The time budget counts from the request's start: waiting for room included.
-        let budget = service.configuration.timeBudget - (ContinuousClock.now - start)
+        let budget = configuration.timeBudget - (ContinuousClock.now - start)
         guard budget > .zero else { throw WorkerPool.Refusal.timedOut }
         // The worker also writes the answer's JSON, so that the event loop only sends it.
         let answer = try await service.recognition.run(budget: budget, waiting: configuration.admissionWait, client: client) {
             if client?.isGone == true { throw WorkerPool.Refusal.clientGone }
             var report: ScanReport
             do {
-                report = try engine.scan(sent, file: chosenFile, scanRequest, store: try engine.store())
+                report = try engine.scan(part.bytes, file: file, scanRequest, store: try engine.store())
                 metrics.recognition("ok")
             } catch {
                 metrics.recognition(FileFailure(file: "", error: error).error.code)
                 throw error
             }
-            if !timing {
-                // As `seer scan` prints it without --timing.
-                report.milliseconds = nil
-                report.decodeMilliseconds = nil
-                report.cpuMilliseconds = nil
-                report.decodeCpuMilliseconds = nil
-            }
+            if !timing { report.removeTimings() }
             return try JSONBody.encode(report)
         }
         return Reply.json(bytes: answer)
     }
 
     static func postVerify(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        let query = try request.query(allowed: ["device", "lat", "lon"])
-        let scanContext = ScanContext(
-            device: try device(for: context.caller, query: query),
-            latitude: try QueryValue.double(query, "lat", range: -90...90), longitude: try QueryValue.double(query, "lon", range: -180...180))
+        let scanContext = try scanContext(context.query, caller: context.caller)
+        let limit = service.engine.configuration.limits.payloadBytes
         let payload: String
         switch request.mediaType {
         case "text/plain":
-            let bytes = try await request.bytes(limit: service.engine.configuration.limits.payloadBytes + 2)
+            let bytes = try await request.bytes(limit: limit + 2)
             guard var text = String(validating: bytes, as: UTF8.self) else {
                 throw APIError.badRequest("invalidText", "The payload is not UTF-8 text.")
             }
             if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
             payload = text
         case "application/json":
-            let object = try await request.jsonObject(allowed: ["payload"], limit: service.engine.configuration.limits.payloadBytes * 2 + 64)
+            let object = try await request.jsonObject(allowed: ["payload"], limit: limit * 2 + 64)
             payload = try object.string("payload", required: true)!
         default:
             throw APIError(.unsupportedMediaType, "unsupportedMediaType", "Send the payload as text/plain, or as application/json {\"payload\": …}.")
@@ -201,21 +186,20 @@ enum Routes {
 
     static let historyParameters: Set<String> = ["result", "category", "period", "search"]
 
-    static func historyQuery(_ query: [String: String], caller: Caller?, limit: Int = 50, offset: Int = 0) throws -> HistoryQuery {
+    static func historyQuery(_ query: Query, caller: APIKeyInfo?, limit: Int = 50, offset: Int = 0) throws -> HistoryQuery {
         var history = HistoryQuery(
-            result: try QueryValue.choice(query, "result", as: ResultFilter.self, names: ["all", "success", "failed"]) ?? .all,
+            result: try query.choice("result", as: ResultFilter.self, names: ["all", "success", "failed"]) ?? .all,
             category: query["category"],
-            period: try QueryValue.choice(query, "period", as: Period.self, names: ["day", "week", "month", "all"]),
+            period: try query.choice("period", as: Period.self, names: ["day", "week", "month", "all"]),
             search: query["search"], limit: limit, offset: offset)
-        if caller?.role == .device { history.device = caller?.key.device }
+        if caller?.role == .device { history.device = caller?.device }
         return history
     }
 
     static func getScans(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        let query = try request.query(allowed: historyParameters.union(["page", "limit"]))
-        let maximum = service.engine.configuration.limits.pageSize
-        let limit = try QueryValue.int(query, "limit", range: 1...maximum) ?? 50
-        let page = try QueryValue.int(query, "page", range: 1...1_000_000) ?? 1
+        let query = context.query
+        let limit = try query.int("limit", range: 1...service.engine.configuration.limits.pageSize) ?? 50
+        let page = try query.int("page", range: 1...1_000_000) ?? 1
         let history = try historyQuery(query, caller: context.caller, limit: limit, offset: (page - 1) * limit)
         let result = try await service.store { engine, store in
             try engine.check(history)
@@ -232,23 +216,15 @@ enum Routes {
     }
 
     /// A scan the caller may see: a device key sees its own device's scans only (others are `notFound`).
-    static func visibleScan(_ id: Int64, caller: Caller?, engine: Engine, store: any SeerStore) throws -> ScanDetails {
+    static func visibleScan(_ id: Int64, caller: APIKeyInfo?, engine: Engine, store: any SeerStore) throws -> ScanDetails {
         let details = try engine.scanDetails(id: id, store: store)
-        if caller?.role == .device, details.scan.device != caller?.key.device {
+        if caller?.role == .device, details.scan.device != caller?.device {
             throw StoreError(code: "notFound", message: "There is no scan #\(id).")
         }
         return details
     }
 
-    static func getScan(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
-        let id = try scanID(context)
-        let caller = context.caller
-        return try Reply.json(try await service.store { engine, store in try visibleScan(id, caller: caller, engine: engine, store: store) })
-    }
-
     static func postReport(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
         let id = try scanID(context)
         let object = try await request.jsonObject(allowed: ["reason"], limit: 64 << 10, required: false)
         let reason = try object.string("reason")
@@ -260,16 +236,11 @@ enum Routes {
         return try Reply.json(report, status: .created)
     }
 
-    static func getStats(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        let query = try request.query(allowed: historyParameters)
-        let history = try historyQuery(query, caller: context.caller)
-        return try Reply.json(try await service.store { engine, store in try engine.statistics(history, store: store) })
-    }
-
     // MARK: Plates and owners
 
-    static func country(_ text: String?) throws -> Country? {
-        guard let text else { return nil }
+    /// The object's `country` field, an ISO 3166 code.
+    static func country(in object: [String: Any], required: Bool = false) throws -> Country? {
+        guard let text = try object.string("country", required: required) else { return nil }
         do {
             return try Country.parse(text)
         } catch {
@@ -277,55 +248,33 @@ enum Routes {
         }
     }
 
-    static func postResolve(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
-        let object = try await request.jsonObject(allowed: ["plate", "country"], limit: 4096)
-        let plate = try object.string("plate", required: true)!
-        let country = try country(try object.string("country"))
-        return try Reply.json(try await service.store { engine, store in try engine.resolvePlate(plate, country: country, store: store) })
-    }
-
     static func postMessage(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
         let plate = context.parameters.get("plate") ?? ""
         let decoded = plate.removingPercentEncoding ?? plate
         let object = try await request.jsonObject(allowed: ["preset", "text", "country"], limit: 16 << 10)
         let preset = try object.string("preset")
         let text = try object.string("text")
-        let country = try country(try object.string("country"))
+        let country = try country(in: object)
         let receipt = try await service.store { engine, store in
             try engine.sendPlateMessage(to: decoded, country: country, preset: preset, text: text, at: Date().timeIntervalSince1970, store: store)
         }
         return try Reply.json(receipt, status: .created)
     }
 
-    static func getInbox(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
-        guard let recipient = context.caller?.key.recipient else {
-            throw APIError(
-                .forbidden, "noRecipient",
-                "This key acts for no plate owner yet: register with POST /v1/users using this key, or make a key with --recipient.")
-        }
-        return try Reply.json(["messages": try await service.store { _, store in try store.inbox(recipient: recipient) }])
-    }
-
     static func postUser(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
         let object = try await request.jsonObject(allowed: ["name", "email", "plate", "country"], limit: 16 << 10)
         let name = try object.string("name", required: true)!
         let email = try object.string("email", required: true)!
         let plate = try object.string("plate", required: true)!
-        guard let country = try country(try object.string("country", required: true)) else {
-            throw APIError.badRequest("missingField", "The field 'country' is required.")
-        }
+        let country = try country(in: object, required: true)!
         let caller = context.caller
-        if caller?.role == .user, caller?.key.recipient != nil {
+        if caller?.role == .user, caller?.recipient != nil {
             throw APIError(.conflict, "alreadyRegistered", "This key already acts for a plate owner; a key registers one owner.")
         }
         let keys = service.keys
         let receipt = try await service.store { engine, store in
             let receipt = try engine.addUser(name: name, email: email, plate: plate, country: country, store: store)
-            if let caller, caller.role == .user { try keys.bind(id: caller.key.id, recipient: receipt.recipient) }
+            if let caller, caller.role == .user { try keys.bind(id: caller.id, recipient: receipt.recipient) }
             return receipt
         }
         return try Reply.json(receipt, status: .created)
@@ -333,18 +282,7 @@ enum Routes {
 
     // MARK: Administration
 
-    static func putRegistry(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
-        guard request.mediaType == "application/json" else {
-            throw APIError(.unsupportedMediaType, "unsupportedMediaType", "Send the registry as application/json (the format of seer registry import).")
-        }
-        let bytes = try await request.bytes(limit: service.configuration.maxBodyBytes)
-        let summary = try await service.store { _, store in try store.importRegistry([(name: "request", data: Data(bytes))]) }
-        return try Reply.json(summary)
-    }
-
     static func postKey(_ service: SeerService, _ request: Request, _ context: SeerRequestContext) async throws -> Response {
-        _ = try request.query(allowed: [])
         let object = try await request.jsonObject(allowed: ["role", "name", "recipient"], limit: 4096)
         let roleText = try object.string("role", required: true)!
         guard let role = Role(rawValue: roleText) else {

@@ -48,14 +48,6 @@ public struct ServiceConfiguration: Sendable {
     public var effectiveAdmissionLimit: Int { admissionLimit ?? max(effectiveQueueLimit, 128 * max(1, workers)) }
 }
 
-/// The caller, once its key is checked.
-public struct Caller: Sendable {
-    /// The key's record.
-    public var key: APIKeyInfo
-    /// Its role.
-    public var role: Role { key.role }
-}
-
 /// One route: its method, its path as the OpenAPI document writes it, who may call it.
 public struct RouteSpec: Sendable, Hashable {
     /// `GET`, `POST`, …
@@ -112,7 +104,6 @@ public final class SeerService: Sendable {
         router.add(middleware: ServiceMiddleware(service: self))
         for route in Routes.table {
             let spec = route.spec
-            let handler = route.handler
             router.on(RouterPath(spec.path), method: HTTPRequest.Method(spec.method)!) { request, context -> Response in
                 var context = context
                 if !spec.roles.isEmpty {
@@ -124,7 +115,8 @@ public final class SeerService: Sendable {
                             "This route is for \(spec.roles.map(\.rawValue).sorted().joined(separator: " or ")) keys; this key is a \(caller.role.rawValue) key.")
                     }
                 }
-                return try await handler(self, request, context)
+                if let allowed = route.query { context.query = try request.query(allowed: allowed) }
+                return try await route.handler(self, request, context)
             }
         }
         WebApp.register(on: router)
@@ -142,7 +134,7 @@ public final class SeerService: Sendable {
             logger: logger)
     }
 
-    func authenticate(_ request: Request) async throws -> Caller {
+    func authenticate(_ request: Request) async throws -> APIKeyInfo {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, "unauthorized", "This route needs an API key: send 'Authorization: Bearer <key>'.")
         }
@@ -152,11 +144,11 @@ public final class SeerService: Sendable {
         }
         let key = parts[1].trimmingSpaces()
         let keys = self.keys
-        if let info = keys.remembered(key) { return Caller(key: info) }
+        if let info = keys.remembered(key) { return info }
         guard let info = try await storeWork.run(budget: configuration.timeBudget, { try keys.authenticate(key) }) else {
             throw APIError(.unauthorized, "unauthorized", "The API key is not known or was revoked.")
         }
-        return Caller(key: info)
+        return info
     }
 
     /// Runs store work off the event loops.
@@ -170,8 +162,10 @@ public final class SeerService: Sendable {
 public struct SeerRequestContext: RequestContext {
     /// Hummingbird's storage.
     public var coreContext: CoreRequestContextStorage
-    /// The caller, on routes that need a key.
-    public var caller: Caller?
+    /// The caller's key, on routes that need a key.
+    public var caller: APIKeyInfo?
+    /// The query parameters, checked against those the route takes.
+    var query = Query()
     /// The request's connection (for ``Connections/presence(of:)``).
     public var connection: ObjectIdentifier
 
