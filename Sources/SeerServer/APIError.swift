@@ -77,7 +77,8 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// The JSON body.
     var body: [UInt8] {
-        JSONBody.encode(Detail(code: code, message: message), wrappedIn: "error")
+        let fallback = Array(#"{"error":{"code":"failed","message":"cannot encode"}}"#.utf8)
+        return (try? JSONBody.encode(["error": Detail(code: code, message: message)])) ?? fallback
     }
 
     struct Detail: Encodable {
@@ -96,9 +97,5 @@ enum JSONBody {
 
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         Array(try encoder.encode(value))
-    }
-
-    static func encode<T: Encodable>(_ value: T, wrappedIn key: String) -> [UInt8] {
-        (try? Array(encoder.encode([key: value]))) ?? Array(#"{"error":{"code":"failed","message":"cannot encode"}}"#.utf8)
     }
 }

@@ -74,13 +74,6 @@ public final class Connections: Sendable {
     public func presence(of connection: ObjectIdentifier) -> ClientPresence? {
         open.withLock { $0[connection] }
     }
-
-    /// A handler for a connection's pipeline that watches its client.
-    func watcher() -> ConnectionWatcher { ConnectionWatcher(connections: self) }
-
-    func opened(_ connection: ObjectIdentifier, _ presence: ClientPresence) { open.withLock { $0[connection] = presence } }
-
-    func closed(_ connection: ObjectIdentifier) { _ = open.withLock { $0.removeValue(forKey: connection) } }
 }
 
 /// Sits in a connection's pipeline after HTTP decoding: passes everything on, marks the client gone
@@ -103,11 +96,11 @@ final class ConnectionWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     init(connections: Connections) { self.connections = connections }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        connections.opened(ObjectIdentifier(context.channel), presence)
+        connections.open.withLock { $0[ObjectIdentifier(context.channel)] = presence }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        connections.closed(ObjectIdentifier(context.channel))
+        _ = connections.open.withLock { $0.removeValue(forKey: ObjectIdentifier(context.channel)) }
         presence.depart()
     }
 

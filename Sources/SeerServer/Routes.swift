@@ -26,7 +26,8 @@ enum Routes {
     static let table: [Route] = [
         route("GET", "/health", [], query: nil) { _, _, _ in try Reply.json(["status": "ok"]) },
         route("GET", "/metrics", [], query: nil) { service, _, _ in
-            Reply.text(service.metrics.render(pool: service.recognition), contentType: "text/plain; version=0.0.4")
+            let text = service.metrics.render(pool: service.recognition)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: text)))
         },
         route("GET", "/openapi.json", [], query: nil) { _, _, _ in Reply.json(bytes: OpenAPIDocument.bytes) },
         route("POST", "/v1/scans", scanners, query: ["read", "mode", "device", "lat", "lon", "region", "timing"], postScan),

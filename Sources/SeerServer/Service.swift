@@ -123,17 +123,6 @@ public final class SeerService: Sendable {
         return router
     }
 
-    /// The application: listens where configured, shuts down gracefully on SIGINT and SIGTERM.
-    public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let connections = self.connections
-        return Application(
-            router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [connections.watcher()])),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "seer"),
-            onServerRunning: onServerRunning,
-            logger: logger)
-    }
-
     func authenticate(_ request: Request) async throws -> APIKeyInfo {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, "unauthorized", "This route needs an API key: send 'Authorization: Bearer <key>'.")
@@ -231,9 +220,5 @@ enum Reply {
     /// A JSON answer already encoded.
     static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    static func text(_ text: String, contentType: String) -> Response {
-        Response(status: .ok, headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
 
@@ -54,26 +55,26 @@ extension SeerService {
     /// Runs the service until SIGINT or SIGTERM: over HTTP, or over HTTPS when `tls` is given.
     /// - Throws: ``TLSFileError`` when a certificate or key file cannot be used; what the server throws.
     public func run(tls: TLSFiles?, onServerRunning: @escaping ServerRunning = { _ in }) async throws {
-        if let tls {
-            try await application(tls: tls, onServerRunning: onServerRunning).runService()
-        } else {
-            try await application(onServerRunning: onServerRunning).runService()
-        }
+        try await application(tls: tls, onServerRunning: onServerRunning).runService()
     }
 
-    /// The application over HTTPS: as ``application(onServerRunning:)``, with TLS from `tls`.
-    /// - Throws: ``TLSFileError`` when a file cannot be read or used.
-    public func application(tls: TLSFiles, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    /// The application: listens where configured, over HTTPS when `tls` is given, and shuts down
+    /// gracefully on SIGINT and SIGTERM.
+    /// - Throws: ``TLSFileError`` when a certificate or key file cannot be read or used.
+    public func application(tls: TLSFiles? = nil, onServerRunning: @escaping ServerRunning = { _ in }) throws -> some ApplicationProtocol {
         let connections = self.connections
-        let tlsConfiguration = try tls.configuration()
-        do {
-            return Application(
-                router: router(),
-                server: try .tls(.http1(configuration: .init(additionalChannelHandlers: [connections.watcher()])), tlsConfiguration: tlsConfiguration),
-                configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "seer"),
-                onServerRunning: onServerRunning, logger: logger)
-        } catch {
-            throw TLSFileError(file: tls.certificate, message: "cannot be used with its key (\(error))")
+        var server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [ConnectionWatcher(connections: connections)]))
+        if let tls {
+            let tlsConfiguration = try tls.configuration()
+            do {
+                server = try .tls(server, tlsConfiguration: tlsConfiguration)
+            } catch {
+                throw TLSFileError(file: tls.certificate, message: "cannot be used with its key (\(error))")
+            }
         }
+        return Application(
+            router: router(), server: server,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "seer"),
+            onServerRunning: onServerRunning, logger: logger)
     }
 }

@@ -60,19 +60,17 @@ public enum WebApp {
         + "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// Headers every answer under `/app/` carries.
-    static func securityHeaders() -> HTTPFields {
-        var headers = HTTPFields()
-        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("Permissions-Policy")!] = "camera=(self), microphone=(), geolocation=()"
-        headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
-        return headers
-    }
+    static let securityHeaders: HTTPFields = [
+        HTTPField.Name("Content-Security-Policy")!: contentSecurityPolicy,
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        HTTPField.Name("Permissions-Policy")!: "camera=(self), microphone=(), geolocation=()",
+        HTTPField.Name("Cross-Origin-Opener-Policy")!: "same-origin",
+    ]
 
     /// The answer for one file: 200 with it, or 304 when the client's copy is current.
     static func response(_ asset: Asset, request: Request) -> Response {
-        var headers = securityHeaders()
+        var headers = securityHeaders
         headers[.cacheControl] = "no-cache"
         headers[.eTag] = asset.etag
         let known = request.headers[.ifNoneMatch]?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
@@ -84,7 +82,7 @@ public enum WebApp {
     }
 
     static func redirect(to location: String) -> Response {
-        var headers = securityHeaders()
+        var headers = securityHeaders
         headers[.location] = location
         headers[.cacheControl] = "no-cache"
         return Response(status: .found, headers: headers)
