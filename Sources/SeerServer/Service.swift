@@ -161,7 +161,6 @@ public struct SeerRequestContext: RequestContext {
     /// A context for a new request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        caller = nil
         connection = ObjectIdentifier(source.channel)
     }
 }
@@ -185,8 +184,7 @@ struct ServiceMiddleware: RouterMiddleware {
             if apiError.status == .serviceUnavailable || error is WorkerPool.Refusal { service.metrics.refused(apiError.code) }
             response = Self.response(apiError)
         }
-        let elapsed = ContinuousClock.now - start
-        let seconds = elapsed.seconds
+        let seconds = (ContinuousClock.now - start).seconds
         let route = context.endpointPath ?? "unmatched"
         service.metrics.request(method: request.method.rawValue, route: route, status: response.status.code, seconds: seconds)
         // Built only when the line is logged (swift-log takes the metadata as an autoclosure).

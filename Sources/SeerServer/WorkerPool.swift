@@ -114,23 +114,14 @@ public final class WorkerPool: Sendable {
         enum Decision {
             case room, refused(Refusal), wait(Int)
         }
-        let capacity = threads + queueLimit
         // Room now (the usual case): no suspension.
-        let room = state.withLock { state in
-            guard !state.closed, state.waiters.isEmpty, state.admitted < capacity else { return false }
-            state.admitted += 1
-            return true
-        }
-        if room { return }
+        if state.withLock({ !$0.closed && take(&$0) }) { return }
         let watch = Mutex<Int?>(nil)
         defer { if let client, let token = watch.withLock({ $0 }) { client.forget(token) } }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let decision: Decision = state.withLock { state in
                 if state.closed { return .refused(.closed) }
-                if state.waiters.isEmpty && state.admitted < capacity {
-                    state.admitted += 1
-                    return .room
-                }
+                if take(&state) { return .room }
                 guard wait > .zero, state.waiters.count < waitLimit else { return .refused(.overloaded) }
                 let id = state.nextWaiter
                 state.nextWaiter += 1
@@ -148,6 +139,13 @@ public final class WorkerPool: Sendable {
                 if let client { watch.withLock { $0 = client.whenGone { self.giveUp(waiter: id, because: .clientGone) } } }
             }
         }
+    }
+
+    /// Takes room for a job, when there is room and no caller waits for it first.
+    func take(_ state: inout State) -> Bool {
+        guard state.waiters.isEmpty, state.admitted < threads + queueLimit else { return false }
+        state.admitted += 1
+        return true
     }
 
     /// Refuses a waiter whose time ran out, or whose client went (if it is still waiting).
