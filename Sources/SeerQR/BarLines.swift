@@ -14,6 +14,9 @@ import Glibc
 extension ReadSession {
     /// Lines sampled across one patch.
     static let linesPerPatch = 11
+    /// Lines sampled across one patch for DataBar Limited (longer ones, spread over a turned
+    /// symbol's own height).
+    static let dataBarLimitedLines = 7
     /// The patches looked at, largest first.
     static let patchesRead = 4
     /// The least lines of a patch that must decode one DataBar Limited symbol: its one check value
@@ -69,9 +72,13 @@ extension ReadSession {
         if limited {
             // DataBar's wide spaces split its bars into several patches, the first cell's angle may
             // be off, and the patch may hold only part of the symbol: lines at the angle of the
-            // whole patch's edges, reaching twice as far.
+            // whole patch's edges, reaching twice as far, and spread over the height a turned
+            // symbol's box leaves it.
             let angle = edgeAngle(patch) ?? patch.angle
-            decoded += lines(centre: centre, angle: angle, width: x1 - x0, height: y1 - y0, reach: { 3 * $0 + 24 }) {
+            decoded += lines(
+                centre: centre, angle: angle, width: x1 - x0, height: y1 - y0, reach: { 3 * $0 + 24 }, count: Self.dataBarLimitedLines,
+                turnedBox: true
+            ) {
                 DataBarLimited.decodeLine($0).map { (.databarLimited, $0.text, $0.from, $0.to) }
             }
         }
@@ -115,15 +122,27 @@ extension ReadSession {
 
     /// The symbols `decode` finds on lines across a patch (centre, box size in work pixels) at
     /// `angle` (the bars' normal), each line reaching `reach(half extent across)` either side of the
-    /// centre, each read with one level for the whole line and with levels local to each stretch.
+    /// centre, `count` of them spread over 0.8 of the patch's extent along the bars (of a turned
+    /// symbol's own height when `turnedBox`), each read with one level for the whole line and with
+    /// levels local to each stretch.
     private func lines(
         centre: Point, angle: Double, width w: Double, height h: Double, reach: (Double) -> Double,
+        count: Int = linesPerPatch, turnedBox: Bool = false,
         decode: ([LinearCheck.Element]) -> [(Symbology, String, Double, Double)]
     ) -> [LineRead] {
         let u = Point(x: cos(angle), y: sin(angle)), v = Point(x: -sin(angle), y: cos(angle))
         // The patch's half extent across and along the bars.
         let across = abs(u.x) * w / 2 + abs(u.y) * h / 2
-        let along = abs(v.x) * w / 2 + abs(v.y) * h / 2
+        var along = abs(v.x) * w / 2 + abs(v.y) * h / 2
+        if turnedBox {
+            // A symbol W across the bars and H along them, turned, has the box w = W c + H s,
+            // h = W s + H c (c, s: the turn's cosine and sine): its own H where that is well posed
+            // (the turn away from 45°), else 0.7 of its half width (a linear symbol is much wider
+            // than high); never more than the box's own extent, never under 8 pixels either side.
+            let c = abs(u.x), sn = abs(u.y), d = c * c - sn * sn
+            let height = abs(d) >= 0.3 ? (h * c - w * sn) / d : 0.7 * across
+            along = min(along, max(height / 2, 8))
+        }
         let reach = reach(across)
         let n = Int(2 * reach)
         guard n >= 60 else { return [] }
@@ -131,8 +150,8 @@ extension ReadSession {
         let image = work
         image.pixels.withUnsafeBufferPointer { p in
             var values = [Double](repeating: 255, count: n)
-            for k in 0..<Self.linesPerPatch {
-                let s = along * 0.8 * (2 * Double(k) / Double(Self.linesPerPatch - 1) - 1)
+            for k in 0..<count {
+                let s = along * 0.8 * (2 * Double(k) / Double(count - 1) - 1)
                 let ox = centre.x + s * v.x - reach * u.x, oy = centre.y + s * v.y - reach * u.y
                 for i in 0..<n {
                     values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + Double(i) * u.x, oy + Double(i) * u.y)
