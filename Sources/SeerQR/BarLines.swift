@@ -38,18 +38,21 @@ extension ReadSession {
     }
 
     mutating func readAcrossPatches() {
-        // EAN/UPC while no linear code is read; DataBar Limited in patches no linear code read explains.
+        // EAN/UPC while no linear code is read; DataBar Limited in patches no linear code read touches.
         let ean = wantsEAN && !found.contains(where: { !$0.raw.symbology.isMatrix })
         let limited = options.symbologies.contains(.databarLimited)
-        guard ean || limited, showsBars(), let (reduced, scale) = level(.reduced) else { return }
-        let patches = BarEvidence.patches(in: reduced).sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
-        let linear = found.filter { !$0.raw.symbology.isMatrix }.map(\.center)
+        guard ean || limited, showsBars(), let (_, scale) = level(.reduced) else { return }
+        let patches = barPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
+        // The boxes of the linear codes read: a patch touching one is that code's bars.
+        let linear = found.filter { !$0.raw.symbology.isMatrix }.map { f in
+            (x0: f.corners.map(\.x).min()!, y0: f.corners.map(\.y).min()!, x1: f.corners.map(\.x).max()!, y1: f.corners.map(\.y).max()!)
+        }
         if debug { debugLog("bar lines: \(patches.count) patches") }
         for patch in patches {
             if outOfTime { return }
             let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
             let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
-            if linear.contains(where: { $0.x >= x0 && $0.x <= x1 && $0.y >= y0 && $0.y <= y1 }) {
+            if linear.contains(where: { $0.x0 <= x1 && $0.x1 >= x0 && $0.y0 <= y1 && $0.y1 >= y0 }) {
                 if debug { debugLog("bar lines: patch of \(patch.cells) cells holds a linear code read") }
                 continue
             }

@@ -45,6 +45,8 @@ struct ReadSession {
     var zbarScans: Set<String> = []
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
+    /// The patches of bars on the reduced level, found when ``showsBars()`` first looked.
+    var barPatches: [BarEvidence.Patch] = []
     /// The reduced level under the local threshold, once made (the Aztec and DMRE searches share it).
     var reducedLocal: BinaryImage?
     /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes and rMQRs, whose finder it finds.
@@ -234,7 +236,9 @@ struct ReadSession {
     mutating func showsBars() -> Bool {
         if let barsSeen { return barsSeen }
         guard let (image, _) = level(.reduced) else { return true }
-        let seen = BarEvidence.mayHoldBars(image)
+        let patches = BarEvidence.patches(in: image)
+        barPatches = patches
+        let seen = BarEvidence.mayHoldBars(image, patches: patches)
         if debug { debugLog("bar evidence on \(image.width)x\(image.height): \(seen)") }
         barsSeen = seen
         return seen
