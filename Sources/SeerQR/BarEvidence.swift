@@ -114,10 +114,11 @@ enum BarEvidence {
 
     /// Whether the image may hold a linear code: some patch of bars, or an image too small to cut
     /// into cells (nothing is ruled out there).
-    static func mayHoldBars(_ image: GrayImage, limits: Limits = Limits()) -> Bool {
+    /// `patches`: those ``patches(in:limits:)`` found on the image, when already looked for.
+    static func mayHoldBars(_ image: GrayImage, limits: Limits = Limits(), patches found: [Patch]? = nil) -> Bool {
         let cell = max(8, max(image.width, image.height) / 48)
         if image.width < 3 * cell || image.height < 3 * cell { return true }
-        return !patches(in: image, limits: limits).isEmpty
+        return !(found ?? patches(in: image, limits: limits)).isEmpty
     }
 
     /// Light–dark alternations along a line through (`cx`, `cy`) in direction `angle`, counted two

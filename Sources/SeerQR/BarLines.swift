@@ -4,96 +4,192 @@ import Glibc
 #endif
 
 /// EAN-13, UPC-A and EAN-8 read by Seer itself along lines across each patch of bars
-/// (``BarEvidence``) at the patch's own angle, where zbar, which scans rows and columns, read none.
+/// (``BarEvidence``) at the patch's own angle, where zbar, which scans rows and columns, read none;
+/// GS1 DataBar Limited, which zbar does not read, along the same lines (``DataBarLimited``).
 ///
 /// Each line is decoded whole on its own (``LinearCheck/decodeLine(_:)``: guards, quiet zones, every
-/// digit clear, the check digit); a symbol is reported when at least two lines of its patch decode it
-/// and no line of the patch decodes another symbol overlapping it.
+/// digit clear, the check digit; ``DataBarLimited/decodeLine(_:)``: guards, every character a valid
+/// one, the mod-89 check character); a symbol is reported when enough lines of its patch decode it
+/// (EAN/UPC two, DataBar Limited three) and no line of the patch decodes another symbol overlapping it.
 extension ReadSession {
     /// Lines sampled across one patch.
     static let linesPerPatch = 11
+    /// Lines sampled across one patch for DataBar Limited (longer ones, spread over a turned
+    /// symbol's own height).
+    static let dataBarLimitedLines = 7
     /// The patches looked at, largest first.
     static let patchesRead = 4
+    /// The least lines of a patch that must decode one DataBar Limited symbol: its one check value
+    /// (mod 89) is weaker than an EAN's guards and check digit together with its fixed layout.
+    static let leastDataBarLimitedLines = 3
 
     var wantsEAN: Bool { !options.symbologies.isDisjoint(with: [.ean13, .upca, .ean8]) }
 
+    /// One symbol decoded whole on one line across a patch.
+    private struct LineRead {
+        var symbology: Symbology
+        var text: String
+        /// Where along the line it lies, and the line's offset along the bars.
+        var from: Double, to: Double, offset: Double
+        /// The lines' centre, their direction (across the bars) and the direction along the bars.
+        var centre: Point, u: Point, v: Point
+        var key: String { symbology.rawValue + ":" + text }
+        func point(_ t: Double, _ s: Double) -> Point { Point(x: centre.x + t * u.x + s * v.x, y: centre.y + t * u.y + s * v.y) }
+    }
+
     mutating func readAcrossPatches() {
-        guard wantsEAN, !found.contains(where: { !$0.raw.symbology.isMatrix }), showsBars(),
-            let (reduced, scale) = level(.reduced)
-        else { return }
-        let patches = BarEvidence.patches(in: reduced).sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
+        // EAN/UPC while no linear code is read; DataBar Limited in patches no linear code read touches.
+        let ean = wantsEAN && !found.contains(where: { !$0.raw.symbology.isMatrix })
+        let limited = options.symbologies.contains(.databarLimited)
+        guard ean || limited, showsBars(), let (_, scale) = level(.reduced) else { return }
+        let patches = barPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
+        // The boxes of the linear codes read: a patch touching one is that code's bars.
+        let linear = found.filter { !$0.raw.symbology.isMatrix }.map { f in
+            (x0: f.corners.map(\.x).min()!, y0: f.corners.map(\.y).min()!, x1: f.corners.map(\.x).max()!, y1: f.corners.map(\.y).max()!)
+        }
+        if debug { debugLog("bar lines: \(patches.count) patches") }
         for patch in patches {
             if outOfTime { return }
-            read(patch, scale: scale)
+            let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
+            let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
+            if linear.contains(where: { $0.x0 <= x1 && $0.x1 >= x0 && $0.y0 <= y1 && $0.y1 >= y0 }) {
+                if debug { debugLog("bar lines: patch of \(patch.cells) cells holds a linear code read") }
+                continue
+            }
+            read(patch, scale: scale, ean: ean, limited: limited)
         }
     }
 
-    private mutating func read(_ patch: BarEvidence.Patch, scale: (Double, Double)) {
-        // Across the bars (the edges' normal) and along them, in work pixels.
-        let u = (x: cos(patch.angle), y: sin(patch.angle)), v = (x: -sin(patch.angle), y: cos(patch.angle))
+    private mutating func read(_ patch: BarEvidence.Patch, scale: (Double, Double), ean: Bool, limited: Bool) {
         let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
         let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
-        let cx = (x0 + x1) / 2, cy = (y0 + y1) / 2
-        let w = x1 - x0, h = y1 - y0
-        // The patch's half extent across and along the bars, the lines reaching past it for the
-        // quiet zones and the cells the patch's edge cut.
-        let across = abs(u.x) * w / 2 + abs(u.y) * h / 2
-        let along = abs(v.x) * w / 2 + abs(v.y) * h / 2
-        let reach = 1.4 * across + 24
-        let n = Int(2 * reach)
-        guard n >= 60 else { return }
-        var decoded: [(symbol: LinearCheck.LineSymbol, offset: Double)] = []
-        let image = work
-        image.pixels.withUnsafeBufferPointer { p in
-            for k in 0..<Self.linesPerPatch {
-                let s = along * 0.8 * (2 * Double(k) / Double(Self.linesPerPatch - 1) - 1)
-                let ox = cx + s * v.x - reach * u.x, oy = cy + s * v.y - reach * u.y
-                var values = [Double](repeating: 255, count: n)
-                for i in 0..<n {
-                    values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + Double(i) * u.x, oy + Double(i) * u.y)
-                }
-                var seen: [LinearCheck.LineSymbol] = []
-                for radius in [nil, 8] as [Int?] {
-                    for symbol in LinearCheck.decodeLine(LinearCheck.elements(values, offset: -reach, radius: radius))
-                    where !seen.contains(where: { $0.digits == symbol.digits }) {
-                        seen.append(symbol)
-                    }
-                }
-                decoded += seen.map { ($0, s) }
+        let centre = Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2)
+        var decoded: [LineRead] = []
+        if ean {
+            // Lines at the patch's angle, reaching past it for the quiet zones and the cells the
+            // patch's edge cut.
+            decoded += lines(centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }) {
+                LinearCheck.decodeLine($0).map { ($0.symbology, $0.text, $0.from, $0.to) }
             }
         }
+        if limited {
+            // DataBar's wide spaces split its bars into several patches, the first cell's angle may
+            // be off, and the patch may hold only part of the symbol: lines at the angle of the
+            // whole patch's edges, reaching twice as far, and spread over the height a turned
+            // symbol's box leaves it.
+            let angle = edgeAngle(patch) ?? patch.angle
+            decoded += lines(
+                centre: centre, angle: angle, width: x1 - x0, height: y1 - y0, reach: { 3 * $0 + 24 }, count: Self.dataBarLimitedLines,
+                turnedBox: true
+            ) {
+                DataBarLimited.decodeLine($0).map { (.databarLimited, $0.text, $0.from, $0.to) }
+            }
+        }
+        if debug { debugLog("bar lines: patch of \(patch.cells) cells at \(Int(centre.x)),\(Int(centre.y)): \(decoded.count) readings") }
         guard !decoded.isEmpty else { return }
-        // Symbols read on two lines or more, with no other symbol overlapping them on any line.
-        var groups: [[Int]: [(symbol: LinearCheck.LineSymbol, offset: Double)]] = [:]
-        for d in decoded { groups[d.symbol.digits, default: []].append(d) }
-        for (digits, lines) in groups where lines.count >= 2 {
-            let from = lines.map(\.symbol.from).min()!, to = lines.map(\.symbol.to).max()!
-            let rival = decoded.contains { $0.symbol.digits != digits && $0.symbol.from < to && $0.symbol.to > from }
+        // Symbols read on enough lines, with no other symbol overlapping them on any line.
+        var groups: [String: [LineRead]] = [:]
+        for d in decoded { groups[d.key, default: []].append(d) }
+        for (key, lines) in groups {
+            guard lines.count >= (lines[0].symbology == .databarLimited ? Self.leastDataBarLimitedLines : 2) else { continue }
+            let from = lines.map(\.from).min()!, to = lines.map(\.to).max()!
+            let rival = decoded.contains { $0.key != key && $0.from < to && $0.to > from }
             if rival {
-                if debug { debugLog("bar lines: \(lines[0].symbol.text) and another symbol in one place: neither") }
+                if debug { debugLog("bar lines: \(lines[0].text) and another symbol in one place: neither") }
                 continue
             }
             let s0 = lines.map(\.offset).min()!, s1 = lines.map(\.offset).max()!
-            func point(_ t: Double, _ s: Double) -> Point { Point(x: cx + t * u.x + s * v.x, y: cy + t * u.y + s * v.y) }
-            let quad = [point(from, s0), point(to, s0), point(to, s1), point(from, s1)]
+            let l = lines[0]
+            let quad = [l.point(from, s0), l.point(to, s0), l.point(to, s1), l.point(from, s1)]
             let xs = quad.map(\.x), ys = quad.map(\.y)
             let corners = [
                 Point(x: xs.min()!, y: ys.min()!), Point(x: xs.max()!, y: ys.min()!), Point(x: xs.max()!, y: ys.max()!),
                 Point(x: xs.min()!, y: ys.max()!),
             ]
-            let symbol = lines[0].symbol
-            var symbology = symbol.symbology
-            var text = symbol.text
-            if symbology == .ean13 && digits[0] == 0 && options.symbologies.contains(.upca) {
+            var symbology = lines[0].symbology
+            var text = lines[0].text
+            if symbology == .ean13 && text.hasPrefix("0") && options.symbologies.contains(.upca) {
                 symbology = .upca
                 text = String(text.dropFirst())
             }
             guard options.symbologies.contains(symbology) else { continue }
             if debug { debugLog("bar lines: \(symbology) \(text) on \(lines.count) lines") }
-            var raw = RawSymbol(symbology: symbology, bytes: Array(text.utf8), points: [], quality: lines.count, isGS1: false)
+            // DataBar Limited's text is a GS1 element string (AI 01), as zbar gives DataBar's.
+            var raw = RawSymbol(
+                symbology: symbology, bytes: Array(text.utf8), points: [], quality: lines.count, isGS1: symbology == .databarLimited)
             raw.barsAgree = true
             raw.confirmedTwice = true
             add(raw, corners: corners, module: 0)
         }
+    }
+
+    /// The symbols `decode` finds on lines across a patch (centre, box size in work pixels) at
+    /// `angle` (the bars' normal), each line reaching `reach(half extent across)` either side of the
+    /// centre, `count` of them spread over 0.8 of the patch's extent along the bars (of a turned
+    /// symbol's own height when `turnedBox`), each read with one level for the whole line and with
+    /// levels local to each stretch.
+    private func lines(
+        centre: Point, angle: Double, width w: Double, height h: Double, reach: (Double) -> Double,
+        count: Int = linesPerPatch, turnedBox: Bool = false,
+        decode: ([LinearCheck.Element]) -> [(Symbology, String, Double, Double)]
+    ) -> [LineRead] {
+        let u = Point(x: cos(angle), y: sin(angle)), v = Point(x: -sin(angle), y: cos(angle))
+        // The patch's half extent across and along the bars.
+        let across = abs(u.x) * w / 2 + abs(u.y) * h / 2
+        var along = abs(v.x) * w / 2 + abs(v.y) * h / 2
+        if turnedBox {
+            // A symbol W across the bars and H along them, turned, has the box w = W c + H s,
+            // h = W s + H c (c, s: the turn's cosine and sine): its own H where that is well posed
+            // (the turn away from 45°), else 0.7 of its half width (a linear symbol is much wider
+            // than high); never more than the box's own extent, never under 8 pixels either side.
+            let c = abs(u.x), sn = abs(u.y), d = c * c - sn * sn
+            let height = abs(d) >= 0.3 ? (h * c - w * sn) / d : 0.7 * across
+            along = min(along, max(height / 2, 8))
+        }
+        let reach = reach(across)
+        let n = Int(2 * reach)
+        guard n >= 60 else { return [] }
+        var decoded: [LineRead] = []
+        let image = work
+        image.pixels.withUnsafeBufferPointer { p in
+            var values = [Double](repeating: 255, count: n)
+            for k in 0..<count {
+                let s = along * 0.8 * (2 * Double(k) / Double(count - 1) - 1)
+                let ox = centre.x + s * v.x - reach * u.x, oy = centre.y + s * v.y - reach * u.y
+                for i in 0..<n {
+                    values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + Double(i) * u.x, oy + Double(i) * u.y)
+                }
+                var seen: [LineRead] = []
+                for radius in [nil, 8] as [Int?] {
+                    for (symbology, text, from, to) in decode(LinearCheck.elements(values, offset: -reach, radius: radius)) {
+                        let read = LineRead(symbology: symbology, text: text, from: from, to: to, offset: s, centre: centre, u: u, v: v)
+                        if !seen.contains(where: { $0.key == read.key }) { seen.append(read) }
+                    }
+                }
+                decoded += seen
+            }
+        }
+        return decoded
+    }
+
+    /// The direction of the edges' normal over a patch's box on the reduced level (the structure
+    /// tensor of the grey-level gradient, summed over the box), or nil without edges.
+    private mutating func edgeAngle(_ patch: BarEvidence.Patch) -> Double? {
+        guard let (image, _) = level(.reduced) else { return nil }
+        let w = image.width
+        var jxx = 0.0, jyy = 0.0, jxy = 0.0
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in max(1, patch.y0)..<min(image.height - 1, patch.y1) {
+                for x in max(1, patch.x0)..<min(w - 1, patch.x1) {
+                    let gx = Double(Int(p[y * w + x + 1]) - Int(p[y * w + x - 1]))
+                    let gy = Double(Int(p[y * w + x + w]) - Int(p[y * w + x - w]))
+                    jxx += gx * gx
+                    jyy += gy * gy
+                    jxy += gx * gy
+                }
+            }
+        }
+        guard jxx + jyy > 0 else { return nil }
+        return 0.5 * atan2(2 * jxy, jxx - jyy)
     }
 }

@@ -45,6 +45,8 @@ struct ReadSession {
     var zbarScans: Set<String> = []
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
+    /// The patches of bars on the reduced level, found when ``showsBars()`` first looked.
+    var barPatches: [BarEvidence.Patch] = []
     /// The reduced level under the local threshold, once made (the Aztec and DMRE searches share it).
     var reducedLocal: BinaryImage?
     /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes and rMQRs, whose finder it finds.
@@ -234,7 +236,9 @@ struct ReadSession {
     mutating func showsBars() -> Bool {
         if let barsSeen { return barsSeen }
         guard let (image, _) = level(.reduced) else { return true }
-        let seen = BarEvidence.mayHoldBars(image)
+        let patches = BarEvidence.patches(in: image)
+        barPatches = patches
+        let seen = BarEvidence.mayHoldBars(image, patches: patches)
         if debug { debugLog("bar evidence on \(image.width)x\(image.height): \(seen)") }
         barsSeen = seen
         return seen
@@ -388,8 +392,9 @@ struct ReadSession {
     }
 
     /// Whether a linear symbology carries enough check values of its own to stand without the bars'
-    /// confirmation (DataBar carries two check values of its own).
-    static func checksItself(_ s: Symbology) -> Bool { s == .databar || s == .databarExpanded }
+    /// confirmation (DataBar carries two check values of its own; DataBar Limited, read by Seer
+    /// itself, its mod-89 check character and the agreement of several lines).
+    static func checksItself(_ s: Symbology) -> Bool { s == .databar || s == .databarExpanded || s == .databarLimited }
 
     /// EAN-13, UPC-A, EAN-8 and UPC-E.
     static func isEANFamily(_ s: Symbology) -> Bool { [.ean13, .upca, .ean8, .upce].contains(s) }
@@ -465,7 +470,10 @@ struct ReadSession {
         for i in found.indices where !found[i].raw.symbology.isMatrix {
             for j in found.indices where j > i && !found[j].raw.symbology.isMatrix {
                 guard found[i].raw.bytes != found[j].raw.bytes else { continue }
-                if Self.boxesOverlap(found[i].corners, found[j].corners) {
+                // A DataBar Limited's box is its symbol's own, guard to guard along the lines that read
+                // it, not zbar's box of scan points: it conflicts with what lies inside it.
+                let exact = found[i].raw.symbology == .databarLimited || found[j].raw.symbology == .databarLimited
+                if Self.boxesOverlap(found[i].corners, found[j].corners, grown: !exact) {
                     // A reading the bars confirmed outweighs one they could not check.
                     let a = found[i].raw.barsAgree, b = found[j].raw.barsAgree
                     if !a || b { drop.insert(i) }
@@ -490,11 +498,11 @@ struct ReadSession {
     }
 
     /// Whether two boxes overlap once each is grown by a fifth of its longer side (zbar's boxes of
-    /// one symbol read at different scales or scan lines need not touch).
-    static func boxesOverlap(_ a: [Point], _ b: [Point]) -> Bool {
+    /// one symbol read at different scales or scan lines need not touch), or as they are (`grown` false).
+    static func boxesOverlap(_ a: [Point], _ b: [Point], grown: Bool = true) -> Bool {
         let ax = a.map(\.x), ay = a.map(\.y), bx = b.map(\.x), by = b.map(\.y)
-        let ga = 0.2 * max(ax.max()! - ax.min()!, ay.max()! - ay.min()!, 10)
-        let gb = 0.2 * max(bx.max()! - bx.min()!, by.max()! - by.min()!, 10)
+        let ga = grown ? 0.2 * max(ax.max()! - ax.min()!, ay.max()! - ay.min()!, 10) : 0
+        let gb = grown ? 0.2 * max(bx.max()! - bx.min()!, by.max()! - by.min()!, 10) : 0
         let g = ga + gb
         return ax.min()! <= bx.max()! + g && bx.min()! <= ax.max()! + g && ay.min()! <= by.max()! + g && by.min()! <= ay.max()! + g
     }

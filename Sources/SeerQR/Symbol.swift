@@ -55,6 +55,8 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     case databar
     /// GS1 DataBar Expanded.
     case databarExpanded = "databar-exp"
+    /// GS1 DataBar Limited, read by Seer's own decoder (the text is AI 01 and the GTIN-14, as for `databar`).
+    case databarLimited = "databar-ltd"
     /// Codabar (the text keeps its start and stop characters, A–D).
     case codabar
     /// Code 93.
@@ -78,7 +80,7 @@ public enum Symbology: String, Sendable, CaseIterable, Codable, Hashable {
     /// Whether this is a two-dimensional symbology (every one but the linear codes).
     public var isMatrix: Bool {
         switch self {
-        case .ean13, .ean8, .upca, .upce, .code128, .code39, .i25, .databar, .databarExpanded, .codabar, .code93: false
+        case .ean13, .ean8, .upca, .upce, .code128, .code39, .i25, .databar, .databarExpanded, .databarLimited, .codabar, .code93: false
         default: true
         }
     }
