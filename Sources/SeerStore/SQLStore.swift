@@ -78,24 +78,20 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
     public func verify(
         _ inputs: [ScanInput], context: ScanContext, mode: ScanMode, verifier: Verifier, save: Bool
     ) throws -> [Verification] {
-        var none: BatchProgress?
-        guard save else {
-            return try read("Verifying") { db in
-                try verifyAll(inputs, context: context, mode: mode, verifier: verifier, save: false, batchID: nil, progress: &none, db)
-            }
+        let batchID = save && mode == .batch ? UUID().uuidString.lowercased() : nil
+        func run(_ db: Backend.Connection) throws -> [Verification] {
+            try verifyAll(inputs, context: context, mode: mode, verifier: verifier, save: save, batchID: batchID, progress: nil, db).results
         }
-        let batchID = mode == .batch ? UUID().uuidString.lowercased() : nil
-        return try write("Verifying") { db in
-            try verifyAll(inputs, context: context, mode: mode, verifier: verifier, save: true, batchID: batchID, progress: &none, db)
-        }
+        return try save ? write("Verifying", run) : read("Verifying", run)
     }
 
     /// Verifies `inputs` in the caller's read or transaction and, with `save`, saves a scan of each.
-    /// Repeats are flagged by `progress`'s trackers when given, else by the call's own.
+    /// Repeats are flagged by `progress`'s trackers when given (returned with what the call saw),
+    /// else by the call's own.
     func verifyAll(
         _ inputs: [ScanInput], context: ScanContext, mode: ScanMode, verifier: Verifier, save: Bool, batchID: String?,
-        progress: inout BatchProgress?, _ db: Backend.Connection
-    ) throws -> [Verification] {
+        progress: BatchProgress?, _ db: Backend.Connection
+    ) throws -> (results: [Verification], seen: BatchProgress) {
         let lookup = DatabaseLookup(db: db)
         if dialect == .postgres {
             var items: [(gtin: String, serial: String)] = []
@@ -144,8 +140,7 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
             for (index, id) in zip(results.indices, ids) { results[index].scanID = id }
         }
         if let lastSaved { try SearchIndex.saved(through: lastSaved, db) }
-        if progress != nil { progress = seen }
-        return results
+        return (results, seen)
     }
 
     /// Takes PostgreSQL's advisory locks for the items a call verifies, in one order.
@@ -218,16 +213,14 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         _ inputs: [ScanInput], context: ScanContext, verifier: Verifier, progress: inout BatchProgress
     ) throws -> [Verification] {
         let start = progress
-        let (results, next) = try write("Saving a batch") { db -> ([Verification], BatchProgress) in
-            var progress: BatchProgress? = start
-            let results = try verifyAll(
-                inputs, context: context, mode: .batch, verifier: verifier, save: true, batchID: start.id, progress: &progress, db)
-            var next = progress ?? start
-            next.processed += inputs.count
-            try db.execute("UPDATE batchRun SET processed = ? WHERE id = ?", [.integer(Int64(next.processed)), .text(next.id)])
-            return (results, next)
+        let (results, seen) = try write("Saving a batch") { db in
+            let verified = try verifyAll(
+                inputs, context: context, mode: .batch, verifier: verifier, save: true, batchID: start.id, progress: start, db)
+            try db.execute("UPDATE batchRun SET processed = ? WHERE id = ?", [.integer(Int64(start.processed + inputs.count)), .text(start.id)])
+            return verified
         }
-        progress = next
+        progress = seen
+        progress.processed += inputs.count
         return results
     }
 
@@ -554,9 +547,4 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
             try db.execute("INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
         }
     }
-}
-
-extension SQLDialect {
-    /// A text expression compared by code point.
-    func byteOrdered(_ expression: String) -> String { self == .postgres ? "(\(expression)) COLLATE \"C\"" : expression }
 }
