@@ -159,18 +159,16 @@ public struct PostgresSession: SQLConnection {
         var number = 0
         var quote: Character?
         for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
+            if character == quote {
+                quote = nil
+            } else if quote == nil, character == "'" || character == "\"" {
                 quote = character
-                result.append(character)
-            } else if character == "?" {
+            } else if quote == nil, character == "?" {
                 number += 1
                 result += "$\(number)"
-            } else {
-                result.append(character)
+                continue
             }
+            result.append(character)
         }
         return result
     }
@@ -227,10 +225,9 @@ public final class PostgresDatabase: SQLBackend {
         connections = try PostgresConnections(location: location, logger: logger)
         do {
             try migrate()
-        } catch let error as StoreError {
-            throw StoreError(code: "cannotOpen", message: error.message)
         } catch {
-            throw StoreError(code: "cannotOpen", message: storeError(error, doing: "Migrating \(location)").message)
+            let message = (error as? StoreError)?.message ?? storeError(error, doing: "Migrating \(location)").message
+            throw StoreError(code: "cannotOpen", message: message)
         }
     }
 
