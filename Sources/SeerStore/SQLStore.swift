@@ -301,9 +301,9 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         return expression
     }
 
-    /// What a query selects from: the tables, the WHERE clauses with their arguments, the order
-    /// (newest first), and whether it searches.
-    func selection(_ query: HistoryQuery, _ db: Backend.Connection) throws -> (from: String, clauses: [String], arguments: [SQLValue], searches: Bool) {
+    /// What a query selects from: the tables, the WHERE clause (or nothing) with its arguments, and
+    /// whether it searches.
+    func selection(_ query: HistoryQuery, _ db: Backend.Connection) throws -> (from: String, whereSQL: String, arguments: [SQLValue], searches: Bool) {
         var (from, clauses, arguments) = ("scan", [String](), [SQLValue]())
         let period = try query.period ?? (try setting("history.period", db)).flatMap(Period.init(rawValue:)) ?? .all
         let since = period.seconds.map { query.now - $0 }
@@ -335,7 +335,7 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
             clauses.append("scan.time >= ?")
             arguments.append(.real(since))
         }
-        return (from, clauses, arguments, expression != nil)
+        return (from, clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), arguments, expression != nil)
     }
 
     /// Scans a PostgreSQL search first looks among: the newest this many.
@@ -345,11 +345,11 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         let limit = max(1, query.limit)
         let offset = max(0, query.offset)
         let rows = try searching("Reading the history", when: query.search != nil) { db -> [SQLRow] in
-            let (from, clauses, arguments, searches) = try selection(query, db)
+            let (from, whereSQL, arguments, searches) = try selection(query, db)
             // SQLite's FTS5 yields rowids newest first by itself, so a page ordered by them stops
             // early; ordered by scan.id, every match would be sorted first.
             let order = searches && dialect == .sqlite ? "scanSearch.rowid" : "scan.id"
-            let rest = (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")) + " ORDER BY \(order) DESC LIMIT ? OFFSET ?"
+            let rest = whereSQL + " ORDER BY \(order) DESC LIMIT ? OFFSET ?"
             let page = arguments + [.integer(Int64(limit + 1)), .integer(Int64(offset))]
             let select = "SELECT \(Schema.scanSelect) FROM "
             guard searches, dialect == .postgres else { return try db.rows(select + from + rest, page) }
@@ -446,8 +446,7 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
 
     public func statistics(_ query: HistoryQuery) throws -> Statistics {
         try searching("Counting scans", when: query.search != nil) { db in
-            let (from, clauses, arguments, _) = try selection(query, db)
-            let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+            let (from, whereSQL, arguments, _) = try selection(query, db)
             func counts(_ key: String, order: String, valid: (String) -> Bool) throws -> [Statistics.Count] {
                 let sql = "SELECT \(dialect.byteOrdered(key)) AS k, COUNT(*) AS n FROM \(from)\(whereSQL) GROUP BY k ORDER BY \(order)"
                 return try db.rows(sql, arguments).map { row in
