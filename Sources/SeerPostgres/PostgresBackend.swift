@@ -99,7 +99,7 @@ public struct PostgresSession: SQLConnection {
     let connection: PostgresConnection
     let logger: Logger
 
-    /// Runs a statement and returns its rows.
+    /// Runs a statement and returns its rows (a statement with no arguments is sent as it is).
     func query(_ sql: String, _ arguments: [SQLValue] = []) throws -> [PostgresRow] {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
@@ -111,31 +111,24 @@ public struct PostgresSession: SQLConnection {
             case .blob(let value): bindings.append(ByteBuffer(bytes: value))
             }
         }
-        return try connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings), logger: logger).wait().rows
+        let query = PostgresQuery(unsafeSQL: arguments.isEmpty ? sql : Self.numbered(sql), binds: bindings)
+        return try connection.query(query, logger: logger).wait().rows
     }
 
     /// Runs a statement given as it is (no placeholders).
     func run(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        _ = try query(sql)
     }
 
     public func execute(_ sql: String, _ arguments: [SQLValue]) throws {
-        if arguments.isEmpty { try run(sql) } else { _ = try query(sql, arguments) }
+        _ = try query(sql, arguments)
     }
 
     public func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         let result = try query(sql, arguments)
-        var columns: SQLColumns?
-        return try result.map { row in
-            var names: [String] = []
-            var values: [SQLValue] = []
-            for cell in row {
-                if columns == nil { names.append(cell.columnName) }
-                values.append(try Self.value(cell))
-            }
-            if columns == nil { columns = SQLColumns(names) }
-            return SQLRow(columns: columns!, values: values)
-        }
+        guard let first = result.first else { return [] }
+        let columns = SQLRow.columns(first.map(\.columnName))
+        return try result.map { row in SQLRow(columns: columns, values: try row.map(Self.value)) }
     }
 
     public func insert(_ sql: String, _ arguments: [SQLValue]) throws -> Int64 {
@@ -166,18 +159,16 @@ public struct PostgresSession: SQLConnection {
         var number = 0
         var quote: Character?
         for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
+            if character == quote {
+                quote = nil
+            } else if quote == nil, character == "'" || character == "\"" {
                 quote = character
-                result.append(character)
-            } else if character == "?" {
+            } else if quote == nil, character == "?" {
                 number += 1
                 result += "$\(number)"
-            } else {
-                result.append(character)
+                continue
             }
+            result.append(character)
         }
         return result
     }
@@ -225,7 +216,6 @@ public final class PostgresDatabase: SQLBackend {
     /// Tries of a transaction that met a deadlock or a serialization failure.
     let retries = 8
     public var dialect: SQLDialect { .postgres }
-    public var name: String { location.description }
     public var isReadOnly: Bool { false }
 
     /// Connects to the database at `location` and migrates it to the current schema.
@@ -235,10 +225,9 @@ public final class PostgresDatabase: SQLBackend {
         connections = try PostgresConnections(location: location, logger: logger)
         do {
             try migrate()
-        } catch let error as StoreError {
-            throw StoreError(code: "cannotOpen", message: error.message)
         } catch {
-            throw StoreError(code: "cannotOpen", message: storeError(error, doing: "Migrating \(location)").message)
+            let message = (error as? StoreError)?.message ?? storeError(error, doing: "Migrating \(location)").message
+            throw StoreError(code: "cannotOpen", message: message)
         }
     }
 

@@ -64,36 +64,31 @@ extension Optional where Wrapped: SQLValueConvertible {
     var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
 
-/// The column names of one result, shared by its rows (looked up without regard to case, as
-/// PostgreSQL folds unquoted names).
-package final class SQLColumns: Sendable {
-    let names: [String]
-    let index: [String: Int]
+/// One row of a result: values by column name (looked up without regard to case, as PostgreSQL
+/// folds unquoted names).
+public struct SQLRow: Sendable {
+    /// Column positions by name, as written and lower-cased (shared by a result's rows).
+    let columns: [String: Int]
+    let values: [SQLValue]
 
-    package init(_ names: [String]) {
-        self.names = names
+    package init(columns: [String: Int], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The positions of a result's columns by name (the first of two equal names wins).
+    package static func columns(_ names: [String]) -> [String: Int] {
         var index: [String: Int] = [:]
         for (position, name) in names.enumerated().reversed() {
             index[name.lowercased()] = position
             index[name] = position
         }
-        self.index = index
-    }
-}
-
-/// One row of a result: values by column name.
-public struct SQLRow: Sendable {
-    let columns: SQLColumns
-    let values: [SQLValue]
-
-    package init(columns: SQLColumns, values: [SQLValue]) {
-        self.columns = columns
-        self.values = values
+        return index
     }
 
     /// The column's value (NULL when there is no such column).
     public subscript(_ column: String) -> SQLValue {
-        guard let position = columns.index[column] ?? columns.index[column.lowercased()] else { return .null }
+        guard let position = columns[column] ?? columns[column.lowercased()] else { return .null }
         return values[position]
     }
 
@@ -141,6 +136,11 @@ public protocol SQLConnection {
 }
 
 extension SQLConnection {
+    /// Runs `body` as it is, for a database whose reads and writes are transactions already.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try body()
+    }
+
     /// The first row, or nil.
     package func row(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLRow? {
         try rows(sql, arguments).first
@@ -163,8 +163,6 @@ public protocol SQLBackend: Sendable {
     associatedtype Connection: SQLConnection
     /// How its SQL differs.
     var dialect: SQLDialect { get }
-    /// The database, for messages (a file's path, a URL without its password).
-    var name: String { get }
     /// Whether nothing can be saved (the search index is then read as it is).
     var isReadOnly: Bool { get }
     /// Runs reads on one connection.

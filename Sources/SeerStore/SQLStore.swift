@@ -78,24 +78,20 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
     public func verify(
         _ inputs: [ScanInput], context: ScanContext, mode: ScanMode, verifier: Verifier, save: Bool
     ) throws -> [Verification] {
-        var none: BatchProgress?
-        guard save else {
-            return try read("Verifying") { db in
-                try verifyAll(inputs, context: context, mode: mode, verifier: verifier, save: false, batchID: nil, progress: &none, db)
-            }
+        let batchID = save && mode == .batch ? UUID().uuidString.lowercased() : nil
+        func run(_ db: Backend.Connection) throws -> [Verification] {
+            try verifyAll(inputs, context: context, mode: mode, verifier: verifier, save: save, batchID: batchID, progress: nil, db).results
         }
-        let batchID = mode == .batch ? UUID().uuidString.lowercased() : nil
-        return try write("Verifying") { db in
-            try verifyAll(inputs, context: context, mode: mode, verifier: verifier, save: true, batchID: batchID, progress: &none, db)
-        }
+        return try save ? write("Verifying", run) : read("Verifying", run)
     }
 
     /// Verifies `inputs` in the caller's read or transaction and, with `save`, saves a scan of each.
-    /// Repeats are flagged by `progress`'s trackers when given, else by the call's own.
+    /// Repeats are flagged by `progress`'s trackers when given (returned with what the call saw),
+    /// else by the call's own.
     func verifyAll(
         _ inputs: [ScanInput], context: ScanContext, mode: ScanMode, verifier: Verifier, save: Bool, batchID: String?,
-        progress: inout BatchProgress?, _ db: Backend.Connection
-    ) throws -> [Verification] {
+        progress: BatchProgress?, _ db: Backend.Connection
+    ) throws -> (results: [Verification], seen: BatchProgress) {
         let lookup = DatabaseLookup(db: db)
         if dialect == .postgres {
             var items: [(gtin: String, serial: String)] = []
@@ -144,8 +140,7 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
             for (index, id) in zip(results.indices, ids) { results[index].scanID = id }
         }
         if let lastSaved { try SearchIndex.saved(through: lastSaved, db) }
-        if progress != nil { progress = seen }
-        return results
+        return (results, seen)
     }
 
     /// Takes PostgreSQL's advisory locks for the items a call verifies, in one order.
@@ -218,16 +213,14 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         _ inputs: [ScanInput], context: ScanContext, verifier: Verifier, progress: inout BatchProgress
     ) throws -> [Verification] {
         let start = progress
-        let (results, next) = try write("Saving a batch") { db -> ([Verification], BatchProgress) in
-            var progress: BatchProgress? = start
-            let results = try verifyAll(
-                inputs, context: context, mode: .batch, verifier: verifier, save: true, batchID: start.id, progress: &progress, db)
-            var next = progress ?? start
-            next.processed += inputs.count
-            try db.execute("UPDATE batchRun SET processed = ? WHERE id = ?", [.integer(Int64(next.processed)), .text(next.id)])
-            return (results, next)
+        let (results, seen) = try write("Saving a batch") { db in
+            let verified = try verifyAll(
+                inputs, context: context, mode: .batch, verifier: verifier, save: true, batchID: start.id, progress: start, db)
+            try db.execute("UPDATE batchRun SET processed = ? WHERE id = ?", [.integer(Int64(start.processed + inputs.count)), .text(start.id)])
+            return verified
         }
-        progress = next
+        progress = seen
+        progress.processed += inputs.count
         return results
     }
 
@@ -308,9 +301,9 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         return expression
     }
 
-    /// What a query selects from: the tables, the WHERE clauses with their arguments, the order
-    /// (newest first), and whether it searches.
-    func selection(_ query: HistoryQuery, _ db: Backend.Connection) throws -> (from: String, clauses: [String], arguments: [SQLValue], searches: Bool) {
+    /// What a query selects from: the tables, the WHERE clause (or nothing) with its arguments, and
+    /// whether it searches.
+    func selection(_ query: HistoryQuery, _ db: Backend.Connection) throws -> (from: String, whereSQL: String, arguments: [SQLValue], searches: Bool) {
         var (from, clauses, arguments) = ("scan", [String](), [SQLValue]())
         let period = try query.period ?? (try setting("history.period", db)).flatMap(Period.init(rawValue:)) ?? .all
         let since = period.seconds.map { query.now - $0 }
@@ -342,7 +335,7 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
             clauses.append("scan.time >= ?")
             arguments.append(.real(since))
         }
-        return (from, clauses, arguments, expression != nil)
+        return (from, clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), arguments, expression != nil)
     }
 
     /// Scans a PostgreSQL search first looks among: the newest this many.
@@ -352,11 +345,11 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
         let limit = max(1, query.limit)
         let offset = max(0, query.offset)
         let rows = try searching("Reading the history", when: query.search != nil) { db -> [SQLRow] in
-            let (from, clauses, arguments, searches) = try selection(query, db)
+            let (from, whereSQL, arguments, searches) = try selection(query, db)
             // SQLite's FTS5 yields rowids newest first by itself, so a page ordered by them stops
             // early; ordered by scan.id, every match would be sorted first.
             let order = searches && dialect == .sqlite ? "scanSearch.rowid" : "scan.id"
-            let rest = (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")) + " ORDER BY \(order) DESC LIMIT ? OFFSET ?"
+            let rest = whereSQL + " ORDER BY \(order) DESC LIMIT ? OFFSET ?"
             let page = arguments + [.integer(Int64(limit + 1)), .integer(Int64(offset))]
             let select = "SELECT \(Schema.scanSelect) FROM "
             guard searches, dialect == .postgres else { return try db.rows(select + from + rest, page) }
@@ -453,8 +446,7 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
 
     public func statistics(_ query: HistoryQuery) throws -> Statistics {
         try searching("Counting scans", when: query.search != nil) { db in
-            let (from, clauses, arguments, _) = try selection(query, db)
-            let whereSQL = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+            let (from, whereSQL, arguments, _) = try selection(query, db)
             func counts(_ key: String, order: String, valid: (String) -> Bool) throws -> [Statistics.Count] {
                 let sql = "SELECT \(dialect.byteOrdered(key)) AS k, COUNT(*) AS n FROM \(from)\(whereSQL) GROUP BY k ORDER BY \(order)"
                 return try db.rows(sql, arguments).map { row in
@@ -554,9 +546,4 @@ public final class SQLStore<Backend: SQLBackend>: SeerStore {
             try db.execute("INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
         }
     }
-}
-
-extension SQLDialect {
-    /// A text expression compared by code point.
-    func byteOrdered(_ expression: String) -> String { self == .postgres ? "(\(expression)) COLLATE \"C\"" : expression }
 }

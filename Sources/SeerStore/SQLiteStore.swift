@@ -16,7 +16,6 @@ public final class SQLiteDatabase: SQLBackend {
     /// timeout (5 s).
     let busyRetries = 6
     public var dialect: SQLDialect { .sqlite }
-    public var name: String { path }
 
     /// Opens the database at `path`; with `readOnly` (or when it cannot be written) only for reading.
     ///
@@ -153,23 +152,13 @@ public final class SQLiteDatabase: SQLBackend {
 
         public func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
             let statement = try statement(sql, arguments)
-            let columns = SQLColumns(statement.columnNames)
-            var rows: [SQLRow] = []
-            let cursor = try Row.fetchCursor(statement)
-            while let row = try cursor.next() {
-                rows.append(SQLRow(columns: columns, values: (0..<row.count).map { index in Self.read(row[index]) }))
-            }
-            return rows
+            let columns = SQLRow.columns(statement.columnNames)
+            return try Array(Row.fetchCursor(statement).map { row in SQLRow(columns: columns, values: row.databaseValues.map(Self.read)) })
         }
 
         public func insert(_ sql: String, _ arguments: [SQLValue]) throws -> Int64 {
             try execute(sql, arguments)
             return db.lastInsertedRowID
-        }
-
-        /// Reads and writes are transactions already.
-        public func transaction<T>(_ body: () throws -> T) throws -> T {
-            try body()
         }
 
         static func bound(_ value: SQLValue) -> DatabaseValue {

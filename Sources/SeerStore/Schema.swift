@@ -26,8 +26,8 @@ public enum SQLDialect: Sendable {
     var categoryEquals: String { self == .postgres ? "lower(scan.category) = lower(?)" : "scan.category = ? COLLATE NOCASE" }
     /// A scan's UTC day, `YYYY-MM-DD`.
     var day: String { self == .postgres ? "to_char(to_timestamp(scan.time) AT TIME ZONE 'UTC', 'YYYY-MM-DD')" : "date(scan.time, 'unixepoch')" }
-    /// Text ordered by code point.
-    var byteOrder: String { self == .postgres ? " COLLATE \"C\"" : "" }
+    /// A text expression compared by code point.
+    func byteOrdered(_ expression: String) -> String { self == .postgres ? "(\(expression)) COLLATE \"C\"" : expression }
 }
 
 /// One schema step: a name (recorded once applied), the statements both databases run, then each
