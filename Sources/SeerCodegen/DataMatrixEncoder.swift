@@ -149,76 +149,12 @@ public enum DataMatrixEncoder {
     /// corner cases), then draws the data regions with their finder and clock tracks.
     static func place(_ codewords: [UInt8], _ size: Size) -> DataMatrixCode {
         let n = size.region * size.regions
-        var matrix = [Int8](repeating: -1, count: n * n)  // -1 unset, 0 light, 1 dark
-
-        func module(_ row: Int, _ col: Int, _ index: Int, _ bit: Int) {
-            var r = row, c = col
-            if r < 0 {
-                r += n
-                c += 4 - ((n + 4) % 8)
-            }
-            if c < 0 {
-                c += n
-                r += 4 - ((n + 4) % 8)
-            }
-            let value = index < codewords.count ? codewords[index] : 0
-            matrix[r * n + c] = (value >> (8 - bit)) & 1 == 1 ? 1 : 0
+        // The placement's modules as codeword × 8 + bit, drawn here as 0 light, 1 dark, -1 unset.
+        var matrix = DMRE.placement(rows: n, columns: n).map { v -> Int8 in
+            guard v >= 0 else { return -1 }
+            let value = v >> 3 < codewords.count ? codewords[v >> 3] : 0
+            return (value >> (7 - (v & 7))) & 1 == 1 ? 1 : 0
         }
-        func utah(_ row: Int, _ col: Int, _ index: Int) {
-            module(row - 2, col - 2, index, 1)
-            module(row - 2, col - 1, index, 2)
-            module(row - 1, col - 2, index, 3)
-            module(row - 1, col - 1, index, 4)
-            module(row - 1, col, index, 5)
-            module(row, col - 2, index, 6)
-            module(row, col - 1, index, 7)
-            module(row, col, index, 8)
-        }
-        func corner(_ cells: [(Int, Int)], _ index: Int) {
-            for (k, cell) in cells.enumerated() { module(cell.0, cell.1, index, k + 1) }
-        }
-
-        var index = 0, row = 4, col = 0
-        repeat {
-            if row == n && col == 0 {
-                corner([(n - 1, 0), (n - 1, 1), (n - 1, 2), (0, n - 2), (0, n - 1), (1, n - 1), (2, n - 1), (3, n - 1)], index)
-                index += 1
-            }
-            if row == n - 2 && col == 0 && n % 4 != 0 {
-                corner([(n - 3, 0), (n - 2, 0), (n - 1, 0), (0, n - 4), (0, n - 3), (0, n - 2), (0, n - 1), (1, n - 1)], index)
-                index += 1
-            }
-            if row == n - 2 && col == 0 && n % 8 == 4 {
-                corner([(n - 3, 0), (n - 2, 0), (n - 1, 0), (0, n - 2), (0, n - 1), (1, n - 1), (2, n - 1), (3, n - 1)], index)
-                index += 1
-            }
-            if row == n + 4 && col == 2 && n % 8 == 0 {
-                corner([(n - 1, 0), (n - 1, n - 1), (0, n - 3), (0, n - 2), (0, n - 1), (1, n - 3), (1, n - 2), (1, n - 1)], index)
-                index += 1
-            }
-            // Up and to the right.
-            repeat {
-                if row < n && col >= 0 && matrix[row * n + col] < 0 {
-                    utah(row, col, index)
-                    index += 1
-                }
-                row -= 2
-                col += 2
-            } while row >= 0 && col < n
-            row += 1
-            col += 3
-            // Down and to the left.
-            repeat {
-                if row >= 0 && col < n && matrix[row * n + col] < 0 {
-                    utah(row, col, index)
-                    index += 1
-                }
-                row += 2
-                col -= 2
-            } while row < n && col >= 0
-            row += 3
-            col += 1
-        } while row < n || col < n
         // A corner no codeword reached holds a fixed pattern.
         if matrix[n * n - 1] < 0 {
             matrix[n * n - 1] = 1
