@@ -90,30 +90,7 @@ enum MicroPDF417 {
         guard e.count == 7 else { return nil }
         let total = e[6] - e[0]
         guard total > 7, total < 13 else { return nil }
-        let scale = 10 / total
-        var w = [Int](repeating: 0, count: 6), frac = [Double](repeating: 0, count: 6)
-        var sum = 0
-        for k in 0..<6 {
-            let x = (e[k + 1] - e[k]) * scale
-            w[k] = max(1, Int(x.rounded()))
-            frac[k] = x - Double(w[k])
-            sum += w[k]
-        }
-        while sum != 10 {
-            if sum > 10 {
-                guard let k = (0..<6).filter({ w[$0] > 1 }).min(by: { frac[$0] < frac[$1] }) else { return nil }
-                w[k] -= 1; frac[k] += 1; sum -= 1
-            } else {
-                guard let k = (0..<6).max(by: { frac[$0] < frac[$1] }) else { return nil }
-                w[k] += 1; frac[k] -= 1; sum += 1
-            }
-        }
-        var p: UInt32 = 0
-        for k in 0..<6 {
-            guard w[k] <= 5 else { return nil }
-            p = p << 4 | UInt32(w[k])
-        }
-        return raps[p]
+        return PDF417Locator.roundedWidths(e, elements: 6, modules: 10, widest: 5).flatMap { raps[$0] }
     }
 
     /// Whether each side RAP's widths (each 1–4: digits 0–3 in base 4, first highest) are one:

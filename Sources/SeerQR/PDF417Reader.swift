@@ -172,29 +172,35 @@ extension PDF417Locator {
         let e = Array(edges)
         let total = e[8] - e[0]
         guard total > 13, total < 21 else { return nil }
-        let scale = 17 / total
-        var w = [Int](repeating: 0, count: 8)
-        var frac = [Double](repeating: 0, count: 8)
+        return roundedWidths(e, elements: 8, modules: 17, widest: 6)
+    }
+
+    /// The widths of the `elements` runs between `e[0]` and `e[elements]`, scaled to `modules` in
+    /// all and rounded to whole modules that sum to it (the widths rounded furthest give way), packed
+    /// four bits each, the first highest; nil when one is wider than `widest`.
+    static func roundedWidths(_ e: [Double], elements: Int, modules: Int, widest: Int) -> UInt32? {
+        let scale = Double(modules) / (e[elements] - e[0])
+        var w = [Int](repeating: 0, count: elements)
+        var frac = [Double](repeating: 0, count: elements)
         var sum = 0
-        for k in 0..<8 {
+        for k in 0..<elements {
             let x = (e[k + 1] - e[k]) * scale
             w[k] = max(1, Int(x.rounded()))
             frac[k] = x - Double(w[k])
             sum += w[k]
         }
-        // Make them sum to 17, adjusting the widths rounded furthest.
-        while sum != 17 {
-            if sum > 17 {
-                guard let k = (0..<8).filter({ w[$0] > 1 }).min(by: { frac[$0] < frac[$1] }) else { return nil }
+        while sum != modules {
+            if sum > modules {
+                guard let k = (0..<elements).filter({ w[$0] > 1 }).min(by: { frac[$0] < frac[$1] }) else { return nil }
                 w[k] -= 1; frac[k] += 1; sum -= 1
             } else {
-                guard let k = (0..<8).max(by: { frac[$0] < frac[$1] }) else { return nil }
+                guard let k = (0..<elements).max(by: { frac[$0] < frac[$1] }) else { return nil }
                 w[k] += 1; frac[k] -= 1; sum += 1
             }
         }
         var p: UInt32 = 0
-        for k in 0..<8 {
-            guard w[k] <= 6 else { return nil }
+        for k in 0..<elements {
+            guard w[k] <= widest else { return nil }
             p = p << 4 | UInt32(w[k])
         }
         return p
