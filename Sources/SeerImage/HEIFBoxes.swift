@@ -131,35 +131,22 @@ enum HEIFBoxes {
             meta.start + 4 <= meta.end,
             let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false, clamped: true)
         else { return nil }
-        let reader = Reader(data: data)
-        guard let version = reader.u8(iref.start) else { return nil }
-        let idSize = version == 0 ? 2 : 4
-        func id(_ at: Int) -> Int? { idSize == 2 ? reader.u16(at) : reader.u32(at) }
-
-        // Edges from an item to the items its decoding needs. The references are read one after
-        // the other as libheif reads them: a box header, then the fields, whatever size the header
-        // declares (libheif does not skip by it, so neither may this walk).
+        // Edges from an item to the items its decoding needs.
         var needs: [Int: [Int]] = [:]
-        var at = iref.start + 4
-        var entries = 0
-        while at + 8 <= iref.end, entries < 4096, let size = reader.u32(at) {
-            let type = String(decoding: UnsafeRawBufferPointer(rebasing: data[(at + 4)..<(at + 8)]), as: UTF8.self)
-            var p = at + 8 + (size == 1 ? 8 : 0) + (type == "uuid" ? 16 : 0)
-            guard p + idSize + 2 <= iref.end, let from = id(p), let count = reader.u16(p + idSize) else { break }
-            p += idSize + 2
-            entries += 1
-            for _ in 0..<count {
-                guard p + idSize <= iref.end, let to = id(p) else { break }
-                p += idSize
-                if to == from { return "item \(from) refers to itself (\(type))" }
-                switch type {
-                case "dimg": needs[from, default: []].append(to)
-                case "auxl": needs[to, default: []].append(from)
-                default: continue
-                }
+        var selfReference: String?
+        walkReferences(data, iref: iref) { type, from, to in
+            if to == from {
+                selfReference = "item \(from) refers to itself (\(type))"
+                return false
             }
-            at = p
+            switch type {
+            case "dimg": needs[from, default: []].append(to)
+            case "auxl": needs[to, default: []].append(from)
+            default: break
+            }
+            return true
         }
+        if let selfReference { return selfReference }
 
         // Depth-first from every item, without recursion: 1 on the current path, 2 done. A done
         // item keeps the length of the longest chain of references below it, so a chain reached
@@ -284,14 +271,26 @@ enum HEIFBoxes {
 
     /// The references of one type (`iref`), from each item to the items it lists, in order.
     private static func references(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int), type wanted: String) -> [Int: [Int]] {
+        guard let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false) else { return [:] }
+        var found: [Int: [Int]] = [:]
+        walkReferences(data, iref: iref) { type, from, to in
+            if type == wanted { found[from, default: []].append(to) }
+            return true
+        }
+        return found
+    }
+
+    /// Walks the references of `iref`, (type, from, to) for each item referred to, until `visit`
+    /// returns false. The references are read one after the other as libheif reads them: a box
+    /// header, then the fields, whatever size the header declares (libheif does not skip by it, so
+    /// neither may this walk).
+    private static func walkReferences(
+        _ data: UnsafeRawBufferPointer, iref: (start: Int, end: Int), _ visit: (String, Int, Int) -> Bool
+    ) {
         let reader = Reader(data: data)
-        guard let iref = child("iref", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
-            let version = reader.u8(iref.start)
-        else { return [:] }
+        guard let version = reader.u8(iref.start) else { return }
         let idSize = version == 0 ? 2 : 4
         func id(_ at: Int) -> Int? { idSize == 2 ? reader.u16(at) : reader.u32(at) }
-        // Read one after the other, as libheif reads them (see referenceFault).
-        var found: [Int: [Int]] = [:]
         var at = iref.start + 4
         var entries = 0
         while at + 8 <= iref.end, entries < 4096, let size = reader.u32(at) {
@@ -303,11 +302,10 @@ enum HEIFBoxes {
             for _ in 0..<count {
                 guard p + idSize <= iref.end, let to = id(p) else { break }
                 p += idSize
-                if type == wanted { found[from, default: []].append(to) }
+                if !visit(type, from, to) { return }
             }
             at = p
         }
-        return found
     }
 
     /// Each item's properties (`ipma` into `ipco`), in the order they are associated.
