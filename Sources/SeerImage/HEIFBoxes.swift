@@ -312,10 +312,20 @@ enum HEIFBoxes {
     private static func itemProperties(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int))
         -> [Int: [(type: String, start: Int, end: Int)]]
     {
+        var found: [Int: [(type: String, start: Int, end: Int)]] = [:]
+        for (item, property) in propertyAssociations(data, meta: meta) { found[item, default: []].append(property) }
+        return found
+    }
+
+    /// The property associations (`ipma` into `ipco`) as they stand: each item with each property
+    /// it names, as far as they can be read.
+    private static func propertyAssociations(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int))
+        -> [(item: Int, property: (type: String, start: Int, end: Int))]
+    {
         guard let iprp = child("iprp", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
             let ipco = child("ipco", in: data, from: iprp.start, to: iprp.end, fullBox: false),
             let ipma = child("ipma", in: data, from: iprp.start, to: iprp.end, fullBox: false)
-        else { return [:] }
+        else { return [] }
         let reader = Reader(data: data)
         var properties: [(type: String, start: Int, end: Int)] = []
         var at = ipco.start
@@ -325,8 +335,8 @@ enum HEIFBoxes {
         }
         guard let version = reader.u8(ipma.start), let flags = reader.u8(ipma.start + 3),
             let entries = reader.u32(ipma.start + 4)
-        else { return [:] }
-        var found: [Int: [(type: String, start: Int, end: Int)]] = [:]
+        else { return [] }
+        var found: [(item: Int, property: (type: String, start: Int, end: Int))] = []
         at = ipma.start + 8
         for _ in 0..<min(entries, 1 << 16) {
             guard let item = version < 1 ? reader.u16(at) : reader.u32(at) else { break }
@@ -344,7 +354,7 @@ enum HEIFBoxes {
                     index = v & 0x7F
                     at += 1
                 }
-                if index >= 1, index <= properties.count { found[item, default: []].append(properties[index - 1]) }
+                if index >= 1, index <= properties.count { found.append((item, properties[index - 1])) }
             }
         }
         return found
@@ -411,46 +421,12 @@ enum HEIFBoxes {
 
     /// The sizes of the parameter sets in the `hvcC` properties, one entry per association.
     private static func propertySizes(_ data: UnsafeRawBufferPointer, meta: (start: Int, end: Int)) -> [(width: Int, height: Int)?] {
-        guard let iprp = child("iprp", in: data, from: meta.start + 4, to: meta.end, fullBox: false),
-            let ipco = child("ipco", in: data, from: iprp.start, to: iprp.end, fullBox: false),
-            let ipma = child("ipma", in: data, from: iprp.start, to: iprp.end, fullBox: false)
-        else { return [] }
-        let reader = Reader(data: data)
-        var properties: [(type: String, start: Int, end: Int)] = []
-        var at = ipco.start
-        while at < ipco.end, properties.count < 4096, let box = reader.box(at, limit: ipco.end) {
-            properties.append((box.type, box.start, box.end))
-            at = box.end
-        }
-        guard let version = reader.u8(ipma.start), let flags = reader.u8(ipma.start + 3),
-            let entries = reader.u32(ipma.start + 4)
-        else { return [] }
-        var sizes: [(width: Int, height: Int)?] = []
         var cache: [Int: (width: Int, height: Int)?] = [:]
-        at = ipma.start + 8
-        for _ in 0..<min(entries, 1 << 16) {
-            at += version < 1 ? 2 : 4
-            guard let count = reader.u8(at) else { break }
-            at += 1
-            for _ in 0..<count {
-                let index: Int
-                if flags & 1 != 0 {
-                    guard let v = reader.u16(at) else { return sizes }
-                    index = v & 0x7FFF
-                    at += 2
-                } else {
-                    guard let v = reader.u8(at) else { return sizes }
-                    index = v & 0x7F
-                    at += 1
-                }
-                guard index >= 1, index <= properties.count, properties[index - 1].type == "hvcC" else { continue }
-                if cache[index] == nil {
-                    cache[index] = spsSize(data, properties[index - 1].start, properties[index - 1].end)
-                }
-                sizes.append(cache[index]!)
-            }
+        return propertyAssociations(data, meta: meta).filter { $0.property.type == "hvcC" }.map { association in
+            let property = association.property
+            if cache[property.start] == nil { cache[property.start] = spsSize(data, property.start, property.end) }
+            return cache[property.start]!
         }
-        return sizes
     }
 
     /// Sizes of sequence parameter sets carried in the coded data of `hvc1` items themselves (a
