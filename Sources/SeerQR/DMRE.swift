@@ -5,7 +5,7 @@ import SeerImage
 /// sizes besides the six of ISO/IEC 16022, which libdmtx does not know. Their modules are placed, and
 /// their codewords checked and decoded, exactly as ECC 200's; only the sizes and the data regions
 /// differ.
-public enum DMRE {
+package enum DMRE {
     /// One DMRE size: the symbol's modules, the size of each data region inside its own finder and
     /// clock tracks, and the codewords (Table 7 of ISO/IEC 21471).
     struct Size: Sendable, Equatable, CustomStringConvertible {
@@ -158,7 +158,7 @@ public enum DMRE {
     /// special corner shapes, and modules that cross an edge wrapping to the other side (ISO/IEC 21471
     /// keeps the rules; two of its sizes need the wrap below the bottom row). Each module holds
     /// codeword × 8 + bit (0 the most significant), row by row, or −1 where no codeword reaches.
-    public static func placement(rows nrow: Int, columns ncol: Int) -> [Int] {
+    package static func placement(rows nrow: Int, columns ncol: Int) -> [Int] {
         var map = [Int](repeating: -1, count: nrow * ncol)
         func module(_ row: Int, _ column: Int, _ word: Int, _ bit: Int) {
             var row = row, column = column
