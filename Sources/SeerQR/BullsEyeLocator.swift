@@ -77,22 +77,28 @@ struct BullsEyeScan {
 extension ReadSession {
     var wantsMaxiCode: Bool { options.symbologies.contains(.maxicode) }
 
-    /// The image the bull's-eye searches look at: the reduced level, small images enlarged, and the
-    /// factor it was enlarged by.
-    mutating func bullsEyeSource() -> (image: GrayImage, factor: Int, scale: (Double, Double))? {
+    /// The reduced level, the factor a small one is enlarged by for the bull's-eye searches (1 at
+    /// 240 pixels and more), and its scale to work coordinates.
+    mutating func bullsEyeLevel() -> (image: GrayImage, factor: Int, scale: (Double, Double))? {
         guard let (image, scale) = level(.reduced) else { return nil }
         let side = max(image.width, image.height)
-        guard side < 240 else { return (image, 1, scale) }
-        let factor = max(2, 320 / max(side, 1))
-        return (Imaging.upscaled(image, by: factor), factor, scale)
+        return (image, side < 240 ? max(2, 320 / max(side, 1)) : 1, scale)
     }
 
-    /// The bull's-eyes of both symbologies asked for, in the enlarged reduced level under
-    /// `binarization`, found in one pass when first asked (the Aztec and MaxiCode readers share it).
-    mutating func bullsEyes(_ binarization: CodeBinarization, source: GrayImage, factor: Int) -> BullsEyeScan {
+    /// The bull's-eyes of both symbologies asked for, in the reduced level `image` enlarged by
+    /// `factor` under `binarization`, found in one pass when first asked (the Aztec and MaxiCode
+    /// readers share it, and the enlarged image).
+    mutating func bullsEyes(_ binarization: CodeBinarization, image: GrayImage, factor: Int) -> BullsEyeScan {
         if let made = bullsEyeScans[binarization] { return made }
         let t0 = elapsedMs
-        let bin = factor == 1 && binarization == .local ? (reducedLocalBinary() ?? binarize(source, binarization)) : binarize(source, binarization)
+        let bin: BinaryImage
+        if factor == 1 {
+            bin = binarization == .local ? (reducedLocalBinary() ?? binarize(image, binarization)) : binarize(image, binarization)
+        } else {
+            let source = bullsEyeEnlarged ?? Imaging.upscaled(image, by: factor)
+            bullsEyeEnlarged = source
+            bin = binarize(source, binarization)
+        }
         let t1 = elapsedMs
         let scan = BullsEyeScan(bin, aztec: wantsAztec, maxiCode: wantsMaxiCode)
         if debug {
@@ -112,13 +118,13 @@ extension ReadSession {
         _ symbology: Symbology, first: Int,
         read: (BinaryImage, BullsEye) -> (raw: RawSymbol, corners: [Point], module: Double)?
     ) {
-        guard !outOfTime, let (source, factor, scale) = bullsEyeSource() else { return }
+        guard !outOfTime, let (image, factor, scale) = bullsEyeLevel() else { return }
         let started = elapsedMs
         defer { if debug { debugLog("\(symbology): \(String(format: "%.1f", elapsedMs - started)) ms") } }
-        let binarizations: [CodeBinarization] = max(source.width, source.height) <= 480 ? [.local, .global] : [.local]
+        let binarizations: [CodeBinarization] = max(image.width, image.height) * factor <= 480 ? [.local, .global] : [.local]
         for binarization in binarizations {
             if outOfTime { break }
-            let scan = bullsEyes(binarization, source: source, factor: factor)
+            let scan = bullsEyes(binarization, image: image, factor: factor)
             let candidates = symbology == .aztec ? scan.aztec : scan.maxiCode
             let f = Double(factor)
             var readCount = 0
