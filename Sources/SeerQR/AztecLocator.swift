@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SeerImage
 
 /// Finds Aztec bull's-eyes and reads the symbols around them (ISO/IEC 24778).
@@ -15,48 +16,6 @@ struct AztecReader {
     var log: ((String) -> Void)? = nil
 
     // MARK: Finding bull's-eyes
-
-    /// Bull's-eye centres, strongest first.
-    func candidates() -> [BullsEye] {
-        var found: [BullsEye] = []
-        let w = bin.width, h = bin.height
-        bin.bits.withUnsafeBufferPointer { bits in
-            // Every other row: a bull's-eye's centre module worth reading is two pixels tall or
-            // more (its centre is found again on its own row and column when confirmed).
-            for y in stride(from: 0, to: h, by: 2) {
-                let row = y &* w
-                // The last nine runs' lengths, oldest first (r0 … r8), and the current run's start.
-                var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0
-                var count = 0, runStart = 0
-                var colour = bits[row]
-                var x = 1
-                while x <= w {
-                    if x < w && bits[row &+ x] == colour {
-                        x &+= 1
-                        continue
-                    }
-                    (r0, r1, r2, r3, r4, r5, r6, r7) = (r1, r2, r3, r4, r5, r6, r7, r8)
-                    r8 = x &- runStart
-                    count &+= 1
-                    // A dark run ends nine runs after another: the centre run and its neighbours
-                    // about equal is the cheap test, the nine runs the full one.
-                    if colour != 0 && count >= 9 && r4 * 2 >= r3 && r3 * 2 >= r4 && r4 * 2 >= r5 && r5 * 2 >= r4 {
-                        if let m = Self.evenRuns(r0, r1, r2, r3, r4, r5, r6, r7, r8) {
-                            let centreStart = x &- (r4 &+ r5 &+ r6 &+ r7 &+ r8)
-                            let cx = Double(centreStart) + Double(r4) / 2
-                            if let confirmed = confirm(cx, Double(y) + 0.5, module: m) {
-                                BullsEye.merge(confirmed, into: &found)
-                            }
-                        }
-                    }
-                    if x < w { colour = bits[row &+ x] }
-                    runStart = x
-                    x &+= 1
-                }
-            }
-        }
-        return found.sorted { $0.hits > $1.hits }
-    }
 
     /// The mean run when nine runs (dark first) are each within half of it of the mean; the outer
     /// two, which may run on into the dark modules of the mode message, need only be long enough.
@@ -494,47 +453,16 @@ struct AztecReader {
 extension ReadSession {
     var wantsAztec: Bool { options.symbologies.contains(.aztec) }
 
-    /// Aztec symbols: bull's-eyes looked for on the reduced level (small images enlarged first).
+    /// Aztec symbols: bull's-eyes looked for on the reduced level (``readBullsEyes(_:first:read:)``).
     mutating func readAztec() {
-        guard wantsAztec, !outOfTime, let (image, scale) = level(.reduced) else { return }
-        let started = elapsedMs
-        defer { if debug { debugLog("aztec: \(String(format: "%.1f", elapsedMs - started)) ms") } }
-        var source = image
-        var factor = 1
-        let side = max(image.width, image.height)
-        if side < 240 {
-            factor = max(2, 320 / max(side, 1))
-            source = Imaging.upscaled(image, by: factor)
-        }
-        // A local threshold; in images of up to 480 pixels (a symbol filling them has big modules,
-        // whose insides a window of a twelfth of the image takes for background) a global one too.
-        let binarizations: [CodeBinarization] = max(source.width, source.height) <= 480 ? [.local, .global] : [.local]
-        for binarization in binarizations {
-            if outOfTime { break }
-            let t0 = elapsedMs
-            let bin = factor == 1 && binarization == .local ? (reducedLocalBinary() ?? binarize(source, binarization)) : binarize(source, binarization)
-            let t1 = elapsedMs
+        guard wantsAztec else { return }
+        let logger: Logger? = debug ? self.logger : nil
+        readBullsEyes(.aztec, first: 12) { bin, c in
             var reader = AztecReader(bin: bin)
-            if debug {
-                let logger = self.logger
-                reader.log = { logger.trace("\($0)") }
-            }
-            let f = Double(factor)
-            var read = 0
-            let candidates = reader.candidates()
-            if debug { debugLog("aztec: \(candidates.count) bull's-eyes, \(binarization), \(bin.width)x\(bin.height), binarised in \(t1 - t0) ms, searched in \(elapsedMs - t1) ms") }
-            for c in candidates.prefix(12) {
-                if outOfTime { break }
-                let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
-                if found.contains(where: { $0.raw.symbology == .aztec && $0.contains(centre) }) { continue }
-                if debug { debugLog("aztec bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) module \(c.ring / f) hits \(c.hits), \(binarization)") }
-                guard let (decoded, corners) = reader.read(c) else { continue }
-                let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
-                let raw = RawSymbol(symbology: .aztec, bytes: decoded.bytes, points: [], quality: 1, isGS1: decoded.gs1)
-                add(raw, corners: work, module: c.ring / f * scale.0)
-                read += 1
-            }
-            if read > 0 { break }
+            if let logger { reader.log = { logger.trace("\($0)") } }
+            guard let (decoded, corners) = reader.read(c) else { return nil }
+            let raw = RawSymbol(symbology: .aztec, bytes: decoded.bytes, points: [], quality: 1, isGS1: decoded.gs1)
+            return (raw, corners, c.ring)
         }
     }
 }

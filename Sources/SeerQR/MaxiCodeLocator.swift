@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SeerImage
 
 /// Finds MaxiCode bull's-eyes and reads the symbols around them (ISO/IEC 16023).
@@ -22,44 +23,6 @@ struct MaxiCodeReader {
     static let ringWidth = 0.74
 
     // MARK: Finding bull's-eyes
-
-    /// Bull's-eye centres, most often seen first.
-    func candidates() -> [BullsEye] {
-        var found: [BullsEye] = []
-        let w = bin.width, h = bin.height
-        bin.bits.withUnsafeBufferPointer { bits in
-            for y in stride(from: 0, to: h, by: 2) {
-                let row = y &* w
-                // The last eleven runs' lengths, oldest first.
-                var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r10 = 0
-                var count = 0, runStart = 0
-                var colour = bits[row]
-                var x = 1
-                while x <= w {
-                    if x < w && bits[row &+ x] == colour {
-                        x &+= 1
-                        continue
-                    }
-                    (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9) = (r1, r2, r3, r4, r5, r6, r7, r8, r9, r10)
-                    r10 = x &- runStart
-                    count &+= 1
-                    // A dark run ends eleven runs after another, the light centre between them
-                    // wider than its neighbours: the cheap test first.
-                    if colour != 0 && count >= 11 && r5 >= r4 && r5 >= r6 && r5 <= 6 * r4 && r5 <= 6 * r6 {
-                        if let m = Self.evenRings([r1, r2, r3, r4, r6, r7, r8, r9], centre: r5, outer: (r0, r10)) {
-                            let centreStart = x &- (r5 &+ r6 &+ r7 &+ r8 &+ r9 &+ r10)
-                            let cx = Double(centreStart) + Double(r5) / 2
-                            if let confirmed = confirm(cx, Double(y) + 0.5, ring: m) { BullsEye.merge(confirmed, into: &found) }
-                        }
-                    }
-                    if x < w { colour = bits[row &+ x] }
-                    runStart = x
-                    x &+= 1
-                }
-            }
-        }
-        return found.sorted { $0.hits > $1.hits }
-    }
 
     /// The mean ring width when the eight runs between the outer ring and the centre are each
     /// within half of it of the mean, the centre is 1–2.6 of them wide, and the outer ring's runs
@@ -252,44 +215,17 @@ struct MaxiCodeReader {
 }
 
 extension ReadSession {
-    /// MaxiCode symbols: bull's-eyes looked for on the reduced level (small images enlarged first).
+    /// MaxiCode symbols: bull's-eyes looked for on the reduced level (``readBullsEyes(_:first:read:)``).
     mutating func readMaxiCode() {
-        guard options.symbologies.contains(.maxicode), !outOfTime, let (image, scale) = level(.reduced) else { return }
-        let started = elapsedMs
-        defer { if debug { debugLog("maxicode: \(String(format: "%.1f", elapsedMs - started)) ms") } }
-        var source = image
-        var factor = 1
-        let side = max(image.width, image.height)
-        if side < 240 {
-            factor = max(2, 320 / max(side, 1))
-            source = Imaging.upscaled(image, by: factor)
-        }
-        let binarizations: [CodeBinarization] = max(source.width, source.height) <= 480 ? [.local, .global] : [.local]
-        for binarization in binarizations {
-            if outOfTime { break }
-            let bin = factor == 1 && binarization == .local ? (reducedLocalBinary() ?? binarize(source, binarization)) : binarize(source, binarization)
+        guard wantsMaxiCode else { return }
+        let logger: Logger? = debug ? self.logger : nil
+        readBullsEyes(.maxicode, first: 8) { bin, c in
             var reader = MaxiCodeReader(bin: bin)
-            if debug {
-                let logger = self.logger
-                reader.log = { logger.trace("\($0)") }
-            }
-            let f = Double(factor)
-            var read = 0
-            let candidates = reader.candidates()
-            if debug { debugLog("maxicode: \(candidates.count) bull's-eyes, \(binarization), \(bin.width)x\(bin.height)") }
-            for c in candidates.prefix(8) {
-                if outOfTime { break }
-                let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
-                if found.contains(where: { $0.raw.symbology == .maxicode && $0.contains(centre) }) { continue }
-                if debug { debugLog("maxicode bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) ring \(c.ring / f) hits \(c.hits), \(binarization)") }
-                guard let (decoded, corners) = reader.read(c) else { continue }
-                let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
-                var raw = RawSymbol(symbology: .maxicode, bytes: decoded.bytes, points: [], quality: 1, isGS1: false)
-                raw.maxiCode = decoded
-                add(raw, corners: work, module: c.ring / MaxiCodeReader.ringWidth / f * scale.0)
-                read += 1
-            }
-            if read > 0 { break }
+            if let logger { reader.log = { logger.trace("\($0)") } }
+            guard let (decoded, corners) = reader.read(c) else { return nil }
+            var raw = RawSymbol(symbology: .maxicode, bytes: decoded.bytes, points: [], quality: 1, isGS1: false)
+            raw.maxiCode = decoded
+            return (raw, corners, c.ring / MaxiCodeReader.ringWidth)
         }
     }
 }

@@ -47,8 +47,12 @@ struct ReadSession {
     var barsSeen: Bool?
     /// The patches of bars on the reduced level, found when ``showsBars()`` first looked.
     var barPatches: [BarEvidence.Patch] = []
-    /// The reduced level under the local threshold, once made (the Aztec and DMRE searches share it).
+    /// The reduced level under the local threshold, once made (the bull's-eye and DMRE searches share it).
     var reducedLocal: BinaryImage?
+    /// The Aztec and MaxiCode bull's-eyes found so far, by the threshold of the image searched.
+    var bullsEyeScans: [CodeBinarization: BullsEyeScan] = [:]
+    /// A small reduced level enlarged for the bull's-eye searches, once made.
+    var bullsEyeEnlarged: GrayImage?
     /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes and rMQRs, whose finder it finds.
     var wantsQR: Bool { options.symbologies.contains { $0.hasFinderPatterns } }
     var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
