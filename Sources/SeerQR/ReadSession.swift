@@ -145,8 +145,8 @@ struct ReadSession {
             readDMRE()
             readPDF417()
             readMaxiCode()
-            if options.symbologies.contains(.microqr) { readMicroQR() }
-            if options.symbologies.contains(.rmqr) { readRMQR() }
+            if options.symbologies.contains(.microqr) { readAtFinders(.microqr, tried: \.microQRTried) }
+            if options.symbologies.contains(.rmqr) { readAtFinders(.rmqr, tried: \.rmqrTried) }
         }
         // QR Codes read while looking for Micro QR Codes only.
         if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }
@@ -594,8 +594,8 @@ struct ReadSession {
             if t.members.contains(where: { used[$0] }) { continue }
             if let after = microQRAfter, attempts >= after {
                 microQRAfter = nil
-                if options.symbologies.contains(.microqr) { readMicroQR() }
-                if options.symbologies.contains(.rmqr) { readRMQR() }
+                if options.symbologies.contains(.microqr) { readAtFinders(.microqr, tried: \.microQRTried) }
+                if options.symbologies.contains(.rmqr) { readAtFinders(.rmqr, tried: \.rmqrTried) }
                 for (i, p) in patterns.enumerated() where !used[i] && explained(p) { used[i] = true }
                 if t.members.contains(where: { used[$0] }) { continue }
             }
@@ -785,36 +785,22 @@ struct ReadSession {
         return Homography(from: from + [Point(x: d - 3.5, y: d - 3.5)], to: to + [Point(x: x, y: y)])
     }
 
-    /// Micro QR Codes: each strong finder pattern that no code read explains, read as a Micro QR
-    /// Code's (``MicroQR``). The locator passes found them; this costs a few samples per finder.
-    mutating func readMicroQR() {
-        for (i, f) in finders.enumerated() where f.count >= 3 && !microQRTried.contains(i) {
+    /// Micro QR Codes and rMQRs: each strong finder pattern that no code read explains, read as a
+    /// Micro QR Code's (``MicroQR``) or as an rMQR's finder (``RMQR``: the format information beside
+    /// it, then the sub-finder where it puts it). The locator passes found them; this costs a few
+    /// samples per finder. `tried` holds the finders already read as this symbology.
+    mutating func readAtFinders(_ symbology: Symbology, tried: WritableKeyPath<ReadSession, Set<Int>>) {
+        let read = symbology == .microqr ? MicroQR.read : RMQR.read
+        for (i, f) in finders.enumerated() where f.count >= 3 && !self[keyPath: tried].contains(i) {
             if outOfTime { return }
-            microQRTried.insert(i)
+            self[keyPath: tried].insert(i)
             let center = Point(x: f.x, y: f.y)
             if found.contains(where: { $0.contains(center) }) { continue }
             let logger = self.logger
             let log: ((String) -> Void)? = debug ? { logger.trace("\($0)") } : nil
-            guard let (decoded, corners) = MicroQR.read(work, center: center, module: f.module, log: log) else { continue }
-            if debug { debugLog("micro QR M\(decoded.version) at (\(Int(f.x)),\(Int(f.y)))") }
-            let raw = RawSymbol(symbology: .microqr, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: false, qr: decoded)
-            add(raw, corners: corners, module: f.module)
-        }
-    }
-
-    /// rMQRs: each strong finder pattern that no code read explains, read as an rMQR's finder
-    /// (``RMQR``): the format information beside it, then the sub-finder where it puts it.
-    mutating func readRMQR() {
-        for (i, f) in finders.enumerated() where f.count >= 3 && !rmqrTried.contains(i) {
-            if outOfTime { return }
-            rmqrTried.insert(i)
-            let center = Point(x: f.x, y: f.y)
-            if found.contains(where: { $0.contains(center) }) { continue }
-            let logger = self.logger
-            let log: ((String) -> Void)? = debug ? { logger.trace("\($0)") } : nil
-            guard let (decoded, corners) = RMQR.read(work, center: center, module: f.module, log: log) else { continue }
-            if debug { debugLog("rMQR \(RMQR.sizes[decoded.version - 1]) at (\(Int(f.x)),\(Int(f.y)))") }
-            let raw = RawSymbol(symbology: .rmqr, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: decoded.stream.gs1, qr: decoded)
+            guard let (decoded, corners) = read(work, center, f.module, log) else { continue }
+            if debug { debugLog("\(symbology.rawValue) version \(decoded.version) at (\(Int(f.x)),\(Int(f.y)))") }
+            let raw = RawSymbol(symbology: symbology, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: decoded.stream.gs1, qr: decoded)
             add(raw, corners: corners, module: f.module)
         }
     }
