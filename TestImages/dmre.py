@@ -45,6 +45,13 @@ def picture(m, scale, quiet=3):
     return Image.fromarray(img, "L")
 
 
+def turned(image, degrees):
+    """`image` turned by `degrees`, softened, on a grey background (contrast 0.75, lifted by 40)."""
+    image = image.rotate(degrees, resample=Image.BICUBIC, expand=True, fillcolor=255)
+    image = image.filter(ImageFilter.GaussianBlur(0.8))
+    return Image.fromarray((np.array(image, np.float32) * 0.75 + 40).astype(np.uint8), "L")
+
+
 def save(name, image, text, out=OUT):
     """`image` as NAME.png in `out`, and the text it holds as NAME.txt (empty: none)."""
     image.save(os.path.join(out, name + ".png"), optimize=True)
@@ -66,11 +73,7 @@ def main():
 
     # Turned 9 degrees, softened, on a grey background: the outline is found at an angle.
     text = "Turned 24x48"
-    img = picture(modules(text, (24, 48)), 4, quiet=6)
-    img = img.rotate(9, resample=Image.BICUBIC, expand=True, fillcolor=255)
-    img = img.filter(ImageFilter.GaussianBlur(0.8))
-    img = Image.fromarray((np.array(img, np.float32) * 0.75 + 40).astype(np.uint8), "L")
-    save("dmre-24x48-turned", img, text)
+    save("dmre-24x48-turned", turned(picture(modules(text, (24, 48)), 4, quiet=6), 9), text)
 
     # Mirrored (printed or seen back to front).
     text = "Mirrored 8x96 symbol"

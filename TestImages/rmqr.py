@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 import zxingcpp
-from PIL import Image, ImageFilter
+from PIL import Image
 
 import dmre
 from dmre import picture
@@ -62,11 +62,7 @@ def main():
     text = "Quarter turn"
     save("turned-90", picture(modules(text, (13, 59)), 4).rotate(90, expand=True), text)
     text = "Turned R11x77"
-    img = picture(modules(text, (11, 77)), 5, quiet=6)
-    img = img.rotate(7, resample=Image.BICUBIC, expand=True, fillcolor=255)
-    img = img.filter(ImageFilter.GaussianBlur(0.8))
-    img = Image.fromarray((np.array(img, np.float32) * 0.75 + 40).astype(np.uint8), "L")
-    save("turned-7", img, text)
+    save("turned-7", dmre.turned(picture(modules(text, (11, 77)), 5, quiet=6), 7), text)
 
     # Seen at a slant: the far end's modules about 9 % larger than the finder's.
     text = "Perspective R13x99"
