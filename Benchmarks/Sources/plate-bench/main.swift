@@ -71,6 +71,17 @@ if let i = arguments.firstIndex(of: "--sequence-model"), i + 1 < arguments.count
     arguments.removeSubrange(i...(i + 1))
 }
 var sequenceWeight: Double?
+// `--grammar FILE`: plate grammars read from FILE (the format of grammars.txt) instead of the shipped ones.
+var grammar = PlateGrammar.standard
+if let i = arguments.firstIndex(of: "--grammar"), i + 1 < arguments.count {
+    do {
+        grammar = try PlateGrammar(source: String(contentsOfFile: arguments[i + 1], encoding: .utf8))
+    } catch {
+        print("plate-bench: \(arguments[i + 1]): \(error)")
+        exit(64)
+    }
+    arguments.removeSubrange(i...(i + 1))
+}
 if let i = arguments.firstIndex(of: "--sequence-weight"), i + 1 < arguments.count {
     sequenceWeight = Double(arguments[i + 1])
     arguments.removeSubrange(i...(i + 1))
@@ -90,13 +101,13 @@ if let i = arguments.firstIndex(of: "--findings"), i + 1 < arguments.count {
     var options = PlateReader.Options(recognizer: recognizers[0])
     if let w = sequenceWeight { options.sequenceWeight = w }
     options.sequenceRecognizer = sequenceModel
-    dumpFindings(to: out, region: region, options: options, paths: arguments)
+    dumpFindings(to: out, region: region, options: options, grammar: grammar, paths: arguments)
     exit(0)
 }
 
-func dumpFindings(to out: String, region: PlateRegion?, options: PlateReader.Options, paths: [String]) {
+func dumpFindings(to out: String, region: PlateRegion?, options: PlateReader.Options, grammar: PlateGrammar, paths: [String]) {
     let engine = Engine()
-    guard let reader = try? PlateReader(options: options) else {
+    guard let reader = try? PlateReader(options: options, grammar: grammar) else {
         print("plate-bench: no plate reader")
         exit(1)
     }
@@ -197,7 +208,7 @@ do {
         var options = PlateReader.Options(recognizer: r)
         if let w = sequenceWeight { options.sequenceWeight = w }
         options.sequenceRecognizer = sequenceModel
-        readers.append((r.rawValue, try PlateReader(options: options)))
+        readers.append((r.rawValue, try PlateReader(options: options, grammar: grammar)))
     }
 } catch {
     print("plate-bench: \(error)")
