@@ -529,70 +529,82 @@ public final class PlateReader: Sendable {
                     ? readings[0].indices.map { i in Self.vote(readings.map { $0[i] }) } : readings[0]
             }
         }
-        let search = CandidateSearch(grammar: grammar)
-        let limit = max(options.candidates, 8)
-        var positions = Self.combine(tesseract, classified, glyphs)
+        // The rest reads the row with one recogniser for one region's formats (all with no region).
+        func finish(_ mode: Recognizer, _ region: PlateRegion?) -> RowRead? {
+            let search = CandidateSearch(grammar: grammar)
+            let limit = max(options.candidates, 8)
+            var positions = Self.combine(tesseract, classified, glyphs)
+            if mode == .sequence || mode == .combined, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
+                let sequence = recognizer.read(rect.image).positions
+                if mode == .sequence {
+                    positions = sequence
+                } else if sequence.count == positions.count {
+                    positions = zip(positions, sequence).map { Self.vote([$0, $1], weights: [1 - options.sequenceWeight, options.sequenceWeight]) }
+                } else if sequence.count >= 2 {
+                    let best = { (p: [Position]) in search.search(p, region: region, limit: 1).first?.score ?? 0 }
+                    if best(sequence) > best(positions) { positions = sequence }
+                }
+            }
+            guard positions.count >= 2 else { return nil }
+            let gaps = positions.count == glyphs.glyphs.count ? glyphs.gaps : []
+            var candidates = search.search(positions, region: region, limit: limit, gaps: gaps)
+            logger.trace("row gaps", metadata: ["row": "\(row.x0),\(row.y0)", "glyphs": "\(glyphs.glyphs.count)", "positions": "\(positions.count)", "gaps": "\(glyphs.gaps)"])
+            // A thin stroke hard against the first or last glyph, closer than plate characters are
+            // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
+            // costs little.
+            let stray = Set(glyphs.strayEnds + Self.unreadEnds(symbols, in: glyphs)).sorted()
+            if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
+                let kept = positions.indices.filter { !stray.contains($0) }
+                let keptGaps = gaps.compactMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
+                let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gaps: keptGaps).map {
+                    CandidateSearch.Scored(
+                        text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar,
+                        indices: $0.indices.map { kept[$0] })
+                }
+                var seen = Set<String>()
+                candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
+                    .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
+            }
+            if mode == .rescored, candidates.count > 1, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
+                candidates = Self.rescore(candidates, by: recognizer, columns: recognizer.columns(rect.image), weight: options.sequenceWeight)
+            }
+            guard let top = candidates.first, top.text.count >= 2 else { return nil }
+            // The glyphs the best reading was read from (ends it leaves out are no part of the plate):
+            // its corners, layout and plate-likeness are theirs.
+            let used = Self.glyphIndices(top, positions: positions.count, glyphs: glyphs.glyphs.count)
+            let own = positions.count == glyphs.glyphs.count ? glyphs.keeping(used) : glyphs
+            // Corners: the glyph extent widened to the plate around it.
+            let (u0, u1, v0, v1) = own.extent
+            let g = Rectifier.glyphHeight
+            let quad = [
+                rect.toSource(Double(u0) - 0.35 * g, Double(v0) - 0.3 * g),
+                rect.toSource(Double(u1) + 0.35 * g, Double(v0) - 0.3 * g),
+                rect.toSource(Double(u1) + 0.35 * g, Double(v1) + 0.3 * g),
+                rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
+            ]
+            // Evidence for the verifier: do both readers see the same characters, and are they sure?
+            let read = used.filter { tesseract.indices.contains($0) && classified.indices.contains($0) }
+            let agreement = tesseract.count == classified.count && !read.isEmpty
+                ? Double(read.filter { g in tesseract[g].count == 1 && tesseract[g][0].options.first?.0 == classified[g].options.first?.0 }.count)
+                    / Double(read.count) : 0
+            let chosen = zip(top.text, Self.glyphIndices(top, positions: positions.count, glyphs: classified.count)).map { c, g in
+                classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
+            }
+            return RowRead(
+                candidates: candidates, positions: positions, gaps: gaps, region: region, quad: quad, glyphHeight: row.glyphHeight,
+                layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
+                classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
+        }
         let mode = options.recognizer.resolved(for: region)
-        if mode == .sequence || mode == .combined, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
-            let sequence = recognizer.read(rect.image).positions
-            if mode == .sequence {
-                positions = sequence
-            } else if sequence.count == positions.count {
-                positions = zip(positions, sequence).map { Self.vote([$0, $1], weights: [1 - options.sequenceWeight, options.sequenceWeight]) }
-            } else if sequence.count >= 2 {
-                let best = { (p: [Position]) in search.search(p, region: region, limit: 1).first?.score ?? 0 }
-                if best(sequence) > best(positions) { positions = sequence }
-            }
-        }
-        guard positions.count >= 2 else { return nil }
-        let gaps = positions.count == glyphs.glyphs.count ? glyphs.gaps : []
-        var candidates = search.search(positions, region: region, limit: limit, gaps: gaps)
-        logger.trace("row gaps", metadata: ["row": "\(row.x0),\(row.y0)", "glyphs": "\(glyphs.glyphs.count)", "positions": "\(positions.count)", "gaps": "\(glyphs.gaps)"])
-        // A thin stroke hard against the first or last glyph, closer than plate characters are
-        // spaced, is more likely a frame's edge or a bolt than a 1 or an I: reading without it
-        // costs little.
-        let stray = Set(glyphs.strayEnds + Self.unreadEnds(symbols, in: glyphs)).sorted()
-        if !stray.isEmpty, positions.count == glyphs.glyphs.count, positions.count - stray.count >= 2 {
-            let kept = positions.indices.filter { !stray.contains($0) }
-            let keptGaps = gaps.compactMap { g in kept.firstIndex(of: g).flatMap { kept.contains(g + 1) ? $0 : nil } }
-            let without = search.search(kept.map { positions[$0] }, region: region, limit: limit, gaps: keptGaps).map {
-                CandidateSearch.Scored(
-                    text: $0.text, score: $0.score * Self.strayEndFactor, format: $0.format, perChar: $0.perChar,
-                    indices: $0.indices.map { kept[$0] })
-            }
-            var seen = Set<String>()
-            candidates = (candidates + without).sorted { $0.score != $1.score ? $0.score > $1.score : $0.text < $1.text }
-                .filter { seen.insert($0.text).inserted }.prefix(limit).map { $0 }
-        }
-        if mode == .rescored, candidates.count > 1, let recognizer = options.sequenceRecognizer ?? SequenceRecognizer.standard {
-            candidates = Self.rescore(candidates, by: recognizer, columns: recognizer.columns(rect.image), weight: options.sequenceWeight)
-        }
-        guard let top = candidates.first, top.text.count >= 2 else { return nil }
-        // The glyphs the best reading was read from (ends it leaves out are no part of the plate):
-        // its corners, layout and plate-likeness are theirs.
-        let used = Self.glyphIndices(top, positions: positions.count, glyphs: glyphs.glyphs.count)
-        let own = positions.count == glyphs.glyphs.count ? glyphs.keeping(used) : glyphs
-        // Corners: the glyph extent widened to the plate around it.
-        let (u0, u1, v0, v1) = own.extent
-        let g = Rectifier.glyphHeight
-        let quad = [
-            rect.toSource(Double(u0) - 0.35 * g, Double(v0) - 0.3 * g),
-            rect.toSource(Double(u1) + 0.35 * g, Double(v0) - 0.3 * g),
-            rect.toSource(Double(u1) + 0.35 * g, Double(v1) + 0.3 * g),
-            rect.toSource(Double(u0) - 0.35 * g, Double(v1) + 0.3 * g),
-        ]
-        // Evidence for the verifier: do both readers see the same characters, and are they sure?
-        let read = used.filter { tesseract.indices.contains($0) && classified.indices.contains($0) }
-        let agreement = tesseract.count == classified.count && !read.isEmpty
-            ? Double(read.filter { g in tesseract[g].count == 1 && tesseract[g][0].options.first?.0 == classified[g].options.first?.0 }.count)
-                / Double(read.count) : 0
-        let chosen = zip(top.text, Self.glyphIndices(top, positions: positions.count, glyphs: classified.count)).map { c, g in
-            classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
-        }
-        return RowRead(
-            candidates: candidates, positions: positions, gaps: gaps, region: region, quad: quad, glyphHeight: row.glyphHeight,
-            layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
-            classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
+        // With no region, `.automatic` also reads the row as a US plate the way it does when told
+        // so (the glyph path and the sequence recogniser combined, US formats only); the likelier
+        // reading wins, the glyph path's on a tie. The label is still chosen among every region's
+        // formats.
+        let glyphRead = finish(mode, region)
+        guard region == nil, options.recognizer == .automatic, var usRead = finish(.combined, .us) else { return glyphRead }
+        usRead.region = nil
+        guard let glyphRead else { return usRead }
+        return usRead.candidates[0].score > glyphRead.candidates[0].score ? usRead : glyphRead
     }
 
     /// The format label of `candidate` (``CandidateSearch/label(_:breaks:region:)``), from the
