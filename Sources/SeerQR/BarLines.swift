@@ -23,23 +23,25 @@ extension ReadSession {
     /// (mod 89) is weaker than an EAN's guards and check digit together with its fixed layout.
     static let leastDataBarLimitedLines = 3
 
-    var wantsEAN: Bool { !options.symbologies.isDisjoint(with: [.ean13, .upca, .ean8]) }
+    var wantsEAN: Bool { !options.symbologies.isDisjoint(with: [.ean13, .upca, .ean8, .upce]) }
 
     /// One symbol decoded whole on one line across a patch.
     private struct LineRead {
         var symbology: Symbology
         var text: String
+        var gs1 = false
         /// Where along the line it lies, and the line's offset along the bars.
         var from: Double, to: Double, offset: Double
         /// The lines' centre, their direction (across the bars) and the direction along the bars.
         var centre: Point, u: Point, v: Point
-        var key: String { symbology.rawValue + ":" + text }
+        var key: String { symbology.rawValue + (gs1 ? "+gs1:" : ":") + text }
         func point(_ t: Double, _ s: Double) -> Point { Point(x: centre.x + t * u.x + s * v.x, y: centre.y + t * u.y + s * v.y) }
     }
 
     mutating func readAcrossPatches() {
-        // EAN/UPC while no linear code is read; DataBar Limited in patches no linear code read touches.
-        let ean = wantsEAN && !found.contains(where: { !$0.raw.symbology.isMatrix })
+        // EAN/UPC and Code 128 while no linear code is read; DataBar Limited in patches no linear
+        // code read touches.
+        let ean = (wantsEAN || options.symbologies.contains(.code128)) && !found.contains(where: { !$0.raw.symbology.isMatrix })
         let limited = options.symbologies.contains(.databarLimited)
         guard ean || limited, showsBars(), let (_, scale) = level(.reduced) else { return }
         let patches = barPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
@@ -65,11 +67,33 @@ extension ReadSession {
         let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
         let centre = Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2)
         var decoded: [LineRead] = []
+        let upce = options.symbologies.contains(.upce)
         if ean {
             // Lines at the patch's angle, reaching past it for the quiet zones and the cells the
             // patch's edge cut.
-            decoded += lines(centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }) {
-                LinearCheck.decodeLine($0).map { ($0.symbology, $0.text, $0.from, $0.to) }
+            let code128 = options.symbologies.contains(.code128)
+            let decode = { (line: [LinearCheck.Element]) -> [(Symbology, String, Bool, Double, Double)] in
+                var out = LinearCheck.decodeLine(line, upce: upce).map { ($0.symbology, $0.text, false, $0.from, $0.to) }
+                // Code 128 (its check character, start and stop patterns; its bytes as ISO-8859-1
+                // text), placed over the whole line: any other symbol the patch's lines decode is
+                // its rival.
+                if code128, let first = line.first, let last = line.last {
+                    for elements in [line, Array(line.reversed())] {
+                        guard let c = LinearCheck.decodeCode128Line(elements) else { continue }
+                        let text = String(String.UnicodeScalarView(c.bytes.map { Unicode.Scalar($0) }))
+                        out.append((.code128, text, c.gs1, first.start, last.start + last.width))
+                        break
+                    }
+                }
+                return out
+            }
+            decoded += lines(centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }, decode: decode)
+            // A symbol turned well away from the rows and columns (over 15°) leaves its box much
+            // taller than its bars: lines spread over its own height too, so that several cross it.
+            let turn = patch.angle.truncatingRemainder(dividingBy: .pi / 2)
+            if min(turn, .pi / 2 - turn) > 0.26 {
+                decoded += lines(
+                    centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }, turnedBox: true, decode: decode)
             }
         }
         if limited {
@@ -82,7 +106,7 @@ extension ReadSession {
                 centre: centre, angle: angle, width: x1 - x0, height: y1 - y0, reach: { 3 * $0 + 24 }, count: Self.dataBarLimitedLines,
                 turnedBox: true
             ) {
-                DataBarLimited.decodeLine($0).map { (.databarLimited, $0.text, $0.from, $0.to) }
+                DataBarLimited.decodeLine($0).map { (.databarLimited, $0.text, true, $0.from, $0.to) }
             }
         }
         if debug { debugLog("bar lines: patch of \(patch.cells) cells at \(Int(centre.x)),\(Int(centre.y)): \(decoded.count) readings") }
@@ -91,7 +115,9 @@ extension ReadSession {
         var groups: [String: [LineRead]] = [:]
         for d in decoded { groups[d.key, default: []].append(d) }
         for (key, lines) in groups {
-            guard lines.count >= (lines[0].symbology == .databarLimited ? Self.leastDataBarLimitedLines : 2) else { continue }
+            // Lines counted once each (the two spreads of a turned patch share the middle one).
+            let distinct = Set(lines.map { Int(($0.offset * 8).rounded()) }).count
+            guard distinct >= (lines[0].symbology == .databarLimited ? Self.leastDataBarLimitedLines : 2) else { continue }
             let from = lines.map(\.from).min()!, to = lines.map(\.to).max()!
             let rival = decoded.contains { $0.key != key && $0.from < to && $0.to > from }
             if rival {
@@ -113,10 +139,20 @@ extension ReadSession {
                 text = String(text.dropFirst())
             }
             guard options.symbologies.contains(symbology) else { continue }
+            let bytes = symbology == .code128 ? text.unicodeScalars.map { UInt8($0.value) } : Array(text.utf8)
+            // zbar's readings of this place that disagreed with each other must all be this one.
+            let digits = LinearCheck.lineDigits(symbology, text: text)
+            if disputed.contains(where: { d in
+                Self.boxesOverlap(d.corners, corners)
+                    && (digits == nil
+                        ? d.bytes != bytes : LinearCheck.lineDigits(d.symbology, text: String(decoding: d.bytes, as: UTF8.self)) != digits)
+            }) {
+                if debug { debugLog("bar lines: \(symbology) \(text) where readings disagreed: dropped") }
+                continue
+            }
             if debug { debugLog("bar lines: \(symbology) \(text) on \(lines.count) lines") }
             // DataBar Limited's text is a GS1 element string (AI 01), as zbar gives DataBar's.
-            var raw = RawSymbol(
-                symbology: symbology, bytes: Array(text.utf8), points: [], quality: lines.count, isGS1: symbology == .databarLimited)
+            var raw = RawSymbol(symbology: symbology, bytes: bytes, points: [], quality: lines.count, isGS1: lines[0].gs1)
             raw.barsAgree = true
             raw.confirmedTwice = true
             add(raw, corners: corners, module: 0)
@@ -131,7 +167,7 @@ extension ReadSession {
     private func lines(
         centre: Point, angle: Double, width w: Double, height h: Double, reach: (Double) -> Double,
         count: Int = linesPerPatch, turnedBox: Bool = false,
-        decode: ([LinearCheck.Element]) -> [(Symbology, String, Double, Double)]
+        decode: ([LinearCheck.Element]) -> [(Symbology, String, Bool, Double, Double)]
     ) -> [LineRead] {
         let u = Point(x: cos(angle), y: sin(angle)), v = Point(x: -sin(angle), y: cos(angle))
         // The patch's half extent across and along the bars.
@@ -148,6 +184,7 @@ extension ReadSession {
         }
         let reach = reach(across)
         let n = Int(2 * reach)
+        let wide = Int(4 * 2 * across / 95)
         guard n >= 60 else { return [] }
         var decoded: [LineRead] = []
         let image = work
@@ -160,9 +197,15 @@ extension ReadSession {
                     values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + Double(i) * u.x, oy + Double(i) * u.y)
                 }
                 var seen: [LineRead] = []
-                for radius in [nil, 8] as [Int?] {
-                    for (symbology, text, from, to) in decode(LinearCheck.elements(values, offset: -reach, radius: radius)) {
-                        let read = LineRead(symbology: symbology, text: text, from: from, to: to, offset: s, centre: centre, u: u, v: v)
+                // One level for the whole line, levels local to a window of 8 pixels each way, and
+                // (bars wider than that) to a window of four modules each way, the module being the
+                // patch's extent across over an EAN-13's 95: in a window narrower than a wide bar a
+                // blurred edge's level drifts and noise splits the bar.
+                var profiles = [nil, 8].map { LinearCheck.elements(values, offset: -reach, radius: $0) }
+                if wide > 8 { profiles.append(LinearCheck.elements(values, offset: -reach, radius: wide)) }
+                for elements in profiles {
+                    for (symbology, text, gs1, from, to) in decode(elements) {
+                        let read = LineRead(symbology: symbology, text: text, gs1: gs1, from: from, to: to, offset: s, centre: centre, u: u, v: v)
                         if !seen.contains(where: { $0.key == read.key }) { seen.append(read) }
                     }
                 }

@@ -38,15 +38,127 @@ extension LinearCheck {
         return (10 - sum % 10) % 10 == digits.last!
     }
 
-    /// Every EAN-13 and EAN-8 symbol decoded whole on this line (read either way).
-    static func decodeLine(_ line: [Element]) -> [LineSymbol] {
+    /// Every EAN-13 and EAN-8 symbol (and UPC-E, when `upce`) decoded whole on this line (read
+    /// either way), from the elements' own widths and from the distances between similar edges.
+    static func decodeLine(_ line: [Element], upce: Bool = false) -> [LineSymbol] {
         var out: [LineSymbol] = []
         for elements in [line, Array(line.reversed())] {
-            for long in [true, false] {
-                for s in decodeRuns(elements, long: long) where !out.contains(where: { $0.digits == s.digits }) { out.append(s) }
+            for edges in [false, true] {
+                var found = decodeRuns(elements, long: true, edges: edges) + decodeRuns(elements, long: false, edges: edges)
+                if upce { found += decodeUPCERuns(elements, edges: edges) }
+                for s in found where !out.contains(where: { $0.symbology == s.symbology && $0.digits == s.digits }) {
+                    out.append(s)
+                }
             }
         }
         return out
+    }
+
+    /// UPC-E's parities of its six digits (true: even) for each check digit, number system 0; number
+    /// system 1 has each one the other way.
+    static let upceParity: [[Bool]] = [
+        "EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO", "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE",
+    ].map { $0.map { $0 == "E" } }
+
+    /// The UPC-A a UPC-E's number system and six digits stand for, without its check digit.
+    static func upceExpanded(system: Int, _ d: [Int]) -> [Int] {
+        switch d[5] {
+        case 0...2: [system, d[0], d[1], d[5], 0, 0, 0, 0, d[2], d[3], d[4]]
+        case 3: [system, d[0], d[1], d[2], 0, 0, 0, 0, 0, d[3], d[4]]
+        case 4: [system, d[0], d[1], d[2], d[3], 0, 0, 0, 0, 0, d[4]]
+        default: [system, d[0], d[1], d[2], d[3], d[4], 0, 0, 0, 0, d[5]]
+        }
+    }
+
+    /// Runs of the line that decode as a whole UPC-E (as its 8 digits: number system, six digits,
+    /// check digit): start guard, six digits of four elements each, the end guard's six one-module
+    /// elements, the number system and check digit from the digits' parities, the check digit
+    /// holding over the UPC-A it stands for. Its quiet zones must be five modules or more on both
+    /// sides, wider than any element of an EAN or UPC, so that no UPC-E is read among a longer
+    /// symbol's bars.
+    static func decodeUPCERuns(_ elements: [Element], edges: Bool) -> [LineSymbol] {
+        // Start guard (bar space bar), 24 digit elements, end guard (space bar space bar space bar).
+        let n = 33, modules = 51.0
+        let guards = [0, 1, 2, 27, 28, 29, 30, 31, 32]
+        var out: [LineSymbol] = []
+        guard elements.count >= n + 1 else { return out }
+        for i in 1..<(elements.count - n + 1) where elements[i].isBar && !elements[i - 1].isBar {
+            let run = elements[i..<(i + n)]
+            let first = run[run.startIndex], last = run[run.endIndex - 1]
+            let module = run.reduce(0) { $0 + $1.width } / modules
+            let from = min(first.start, last.start), to = max(first.start + first.width, last.start + last.width)
+            guard module >= 0.8 else { continue }
+            let e = { (k: Int) in run[run.startIndex + k] }
+            let spread = ((e(0).width + e(2).width) / 2 - e(1).width) / 2
+            let width = { (k: Int) in e(k).isBar ? e(k).width - spread : e(k).width + spread }
+            if edges {
+                let groups = [[0, 1, 2], Array(27..<33)]
+                guard groups.allSatisfy({ g in edgePairs(g.map { e($0).width / module }).allSatisfy { abs($0 - 2) < 0.6 } }),
+                    guards.allSatisfy({ abs(e($0).width / module - 1) < 0.75 })
+                else { continue }
+            } else {
+                guard guards.allSatisfy({ abs(width($0) / module - 1) < 0.5 }) else { continue }
+            }
+            // The last guard element is a bar: the quiet zone follows it.
+            guard i + n < elements.count, !elements[i + n].isBar else { continue }
+            let before = elements[i - 1].width + spread, after = elements[i + n].width + spread
+            guard before >= 5 * module, after >= 5 * module else { continue }
+            var digits: [Int] = []
+            var parities: [Bool] = []
+            var clear = true
+            for k in 0..<6 {
+                let w = ((3 + 4 * k)..<(7 + 4 * k)).map(width)
+                let sum = w.reduce(0, +)
+                guard sum > 0, abs(sum / module - 7) < 1.5 else { clear = false; break }
+                let m = w.map { $0 * 7 / sum }
+                let d = edges ? nearestDigitByEdges(m, left: true) : nearestDigit(m, left: true)
+                guard d.distance <= (edges ? 1.2 : 1.4), d.margin >= 0.5 else { clear = false; break }
+                digits.append(d.digit)
+                parities.append(d.even)
+            }
+            guard clear else { continue }
+            var symbol: [Int]? = nil
+            for system in 0...1 {
+                let pattern = system == 0 ? parities : parities.map { !$0 }
+                guard let check = upceParity.firstIndex(of: pattern) else { continue }
+                if checkDigitHolds(upceExpanded(system: system, digits) + [check]) { symbol = [system] + digits + [check] }
+            }
+            guard let symbol else { continue }
+            out.append(LineSymbol(symbology: .upce, digits: symbol, from: from, to: to))
+        }
+        return out
+    }
+
+    /// The widths of a bar and the space after it, and of a space and the bar after it: the
+    /// distances between similar edges, which ink spread and blur leave as they are.
+    static func edgePairs(_ w: [Double]) -> [Double] { (0..<(w.count - 1)).map { w[$0] + w[$0 + 1] } }
+
+    /// The nearest digit to four element widths (in modules, summing to 7) by the distances between
+    /// similar edges (``edgePairs(_:)``), in either parity when `left`. Digits whose edge distances
+    /// are the same (1 and 7, 2 and 8) are told apart by the elements' own widths, which must then
+    /// be clearly nearer one of them: (digit, even parity, distance, margin to the next nearest).
+    static func nearestDigitByEdges(_ m: [Double], left: Bool) -> (digit: Int, even: Bool, distance: Double, margin: Double) {
+        let measured = edgePairs(m)
+        var candidates: [(digit: Int, even: Bool, pairs: [Double], distance: Double, widths: Double)] = []
+        for d in 0..<10 {
+            for even in left ? [false, true] : [false] {
+                let l = even ? Array(digitWidths[d].reversed()) : digitWidths[d]
+                let pairs = edgePairs(l)
+                let distance = zip(measured, pairs).reduce(0) { $0 + abs($1.0 - $1.1) }
+                let widths = zip(m, l).reduce(0) { $0 + abs($1.0 - $1.1) }
+                candidates.append((d, even, pairs, distance, widths))
+            }
+        }
+        candidates.sort { $0.distance < $1.distance }
+        let best = candidates[0]
+        let twins = candidates.filter { $0.pairs == best.pairs }.sorted { $0.widths < $1.widths }
+        let others = candidates.first { $0.pairs != best.pairs }?.distance ?? .infinity
+        var margin = others - best.distance
+        if twins.count > 1 {
+            // Between twins the widths decide, by half the margin the edges need.
+            margin = min(margin, 2 * (twins[1].widths - twins[0].widths) - 1.5)
+        }
+        return (twins[0].digit, twins[0].even, best.distance, margin)
     }
 
     /// The nearest digit to four element widths (in modules, summing to 7), in either parity when
@@ -68,8 +180,11 @@ extension LinearCheck {
         return (best.digit, best.even, best.distance, second - best.distance)
     }
 
-    /// Runs of the line that decode as a whole EAN-13 (`long`) or EAN-8.
-    static func decodeRuns(_ elements: [Element], long: Bool) -> [LineSymbol] {
+    /// Runs of the line that decode as a whole EAN-13 (`long`) or EAN-8: from each element's width
+    /// corrected for the ink spread the start guard shows, or (`edges`) from the distances between
+    /// similar edges, guards and digits alike, where bars thinned or thickened unevenly along the line
+    /// (blur of bars one or two pixels wide) leave the widths unreliable.
+    static func decodeRuns(_ elements: [Element], long: Bool, edges: Bool = false) -> [LineSymbol] {
         let n = long ? 59 : 43, modules = long ? 95.0 : 67.0, half = long ? 6 : 4
         let centre = 3 + 4 * half
         let guards = [0, 1, 2, centre, centre + 1, centre + 2, centre + 3, centre + 4, n - 3, n - 2, n - 1]
@@ -85,12 +200,30 @@ extension LinearCheck {
             let e = { (k: Int) in run[run.startIndex + k] }
             let spread = ((e(0).width + e(2).width) / 2 - e(1).width) / 2
             let width = { (k: Int) in e(k).isBar ? e(k).width - spread : e(k).width + spread }
-            guard guards.allSatisfy({ abs(width($0) / module - 1) < 0.5 }) else { continue }
+            // By the edges, each half's own module (start guard and left digits; centre guard and
+            // right digits and end guard): a symbol seen in perspective or on a curve has modules
+            // of different widths at its two ends.
+            var left = module, right = module
+            if edges {
+                left = (0..<centre).reduce(0) { $0 + e($1).width } / Double(3 + 7 * half)
+                right = (centre..<n).reduce(0) { $0 + e($1).width } / Double(8 + 7 * half)
+            }
+            let moduleAt = { (k: Int) in k < centre ? left : k >= centre + 5 ? right : (left + right) / 2 }
+            if edges {
+                // Each guard's neighbouring elements two modules together; no element of it under a
+                // quarter or over one and three quarters of a module.
+                let groups = [[0, 1, 2], Array(centre..<(centre + 5)), [n - 3, n - 2, n - 1]]
+                guard groups.allSatisfy({ g in edgePairs(g.map { e($0).width / moduleAt($0) }).allSatisfy { abs($0 - 2) < 0.6 } }),
+                    guards.allSatisfy({ abs(e($0).width / moduleAt($0) - 1) < 0.75 })
+                else { continue }
+            } else {
+                guard guards.allSatisfy({ abs(width($0) / module - 1) < 0.5 }) else { continue }
+            }
             // Quiet zones: light of at least three modules on both sides.
             let before = elements[i - 1].width + spread
             guard i + n < elements.count, !elements[i + n].isBar else { continue }
             let after = elements[i + n].width + spread
-            guard before >= 3 * module, after >= 3 * module else { continue }
+            guard before >= 3 * left, after >= 3 * right else { continue }
             var digits: [Int] = []
             var parities: [Bool] = []
             var clear = true
@@ -98,9 +231,9 @@ extension LinearCheck {
                 let start = k < half ? 3 + 4 * k : centre + 5 + 4 * (k - half)
                 let w = (start..<(start + 4)).map(width)
                 let sum = w.reduce(0, +)
-                guard sum > 0, abs(sum / module - 7) < 1.5 else { clear = false; break }
-                let d = nearestDigit(w.map { $0 * 7 / sum }, left: long && k < half)
-                guard d.distance <= 1.4, d.margin >= 0.5 else { clear = false; break }
+                guard sum > 0, abs(sum / moduleAt(start) - 7) < 1.5 else { clear = false; break }
+                let d = edges ? nearestDigitByEdges(w.map { $0 * 7 / sum }, left: long && k < half) : nearestDigit(w.map { $0 * 7 / sum }, left: long && k < half)
+                guard d.distance <= (edges ? 1.2 : 1.4), d.margin >= 0.5 else { clear = false; break }
                 digits.append(d.digit)
                 parities.append(d.even)
             }

@@ -329,9 +329,10 @@ enum LinearCheck {
     static func decodeCode128Line(_ elements: [Element]) -> Code128? {
         // Start: a bar after a quiet zone, whose six elements are a start code.
         for i in 1..<max(1, elements.count - 12) where elements[i].isBar && !elements[i - 1].isBar {
-            guard let start = code128Value(elements[i..<(i + 6)]), (103...105).contains(start) else { continue }
             let module = elements[i..<(i + 6)].reduce(0) { $0 + $1.width } / 11
-            guard elements[i - 1].width >= 4 * module else { continue }
+            guard elements[i - 1].width >= 4 * module, let start = code128Value(elements[i..<(i + 6)]), (103...105).contains(start) else {
+                continue
+            }
             var values = [start]
             var k = i + 6
             var stopped = false

@@ -24,6 +24,10 @@ struct ReadSession {
     var finerImage: GrayImage??
     /// Linear readings the bars contradicted, and where.
     var rejected: [(bytes: [UInt8], corners: [Point])] = []
+    /// Linear readings dropped because another reading of the same place disagreed with them
+    /// (``dropConflictingLinear()``): a reading made after, where one of them lies, must agree with
+    /// every one of them.
+    var disputed: [(symbology: Symbology, bytes: [UInt8], corners: [Point])] = []
     /// Function patterns by size, made once.
     var patterns: [Int: FunctionPattern] = [:]
     let scanner: ZBarScanner
@@ -139,7 +143,12 @@ struct ReadSession {
         // The readers of the other symbologies are not passes of a table: a caller that gives its
         // own passes (to measure them) gets those passes alone.
         if options.passes == nil {
-            if wantsLinear, !outOfTime { readAcrossPatches() }
+            if wantsLinear, !outOfTime {
+                // Readings of one place that disagree are dropped first: Seer's own reading across
+                // the bars may then read the place, if it agrees with every one of them.
+                dropConflictingLinear()
+                readAcrossPatches()
+            }
             readAztec()
             readDataMatrix()
             readDMRE()
@@ -498,6 +507,7 @@ struct ReadSession {
             }
         }
         if debug && !drop.isEmpty { debugLog("\(drop.count) linear readings disagree where they overlap: dropped") }
+        for i in drop.sorted() { disputed.append((found[i].raw.symbology, found[i].raw.bytes, found[i].corners)) }
         found = found.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
     }
 
