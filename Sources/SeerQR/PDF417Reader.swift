@@ -250,7 +250,10 @@ extension PDF417Locator {
 
     /// A scan line's profile between `from` and `to` (the outer edges of start and stop), sampled
     /// every quarter module, as the light→dark and dark→light boundaries in modules from `from`.
-    static func boundaries(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double) -> (edges: [Double], darkStarts: [Bool]) {
+    /// `ratio`: the module size at `from` over the one at `to` (a symbol seen at a slant, the near
+    /// side larger); the modules are then spaced as a plane in perspective spaces them, so that the
+    /// boundaries stay in the symbol's own modules.
+    static func boundaries(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double, ratio: Double = 1) -> (edges: [Double], darkStarts: [Bool]) {
         let perModule = 4.0
         let n = Int((modules + 4) * perModule)
         let dx = (b.x - a.x) / modules / perModule, dy = (b.y - a.y) / modules / perModule
@@ -258,8 +261,16 @@ extension PDF417Locator {
         let origin = -2 * perModule
         let norm = max(1e-9, (dx * dx + dy * dy).squareRoot())
         let nx = -dy / norm, ny = dx / norm
+        // u = (1 + c)·σ / (1 + c·σ) along the line (σ the module position over `modules`): its slope
+        // at the two ends differs by (1 + c)², the ratio of the module sizes.
+        let c = min(2, max(0.5, ratio)).squareRoot() - 1
+        let samples = modules * perModule
         for i in 0..<n {
-            let t = Double(i) + origin
+            var t = Double(i) + origin
+            if c != 0 {
+                let sigma = t / samples
+                t = samples * (1 + c) * sigma / (1 + c * sigma)
+            }
             // Averaged across the line over a pixel each side: noise falls, the bars stay.
             let x = a.x + dx * t, y = a.y + dy * t
             v[i] = (Imaging.sampleFloat(image, width, height, x, y) + Imaging.sampleFloat(image, width, height, x + nx, y + ny)
@@ -405,7 +416,7 @@ extension ReadSession {
         for c in candidates.prefix(8) {
             if outOfTime { break }
             if found.contains(where: { $0.raw.symbology == .pdf417 && $0.contains(Point(x: (c.a[0].x + c.b[1].x) / 2, y: (c.a[0].y + c.b[1].y) / 2)) }) { continue }
-            if debug { debugLog("pdf417: candidate \(c.a) \(c.b) module \(c.module)") }
+            if debug { debugLog("pdf417: candidate \(c.a) \(c.b) module \(c.module) (\(c.moduleA), \(c.moduleB))") }
             if let (message, corners) = readPDF417(a: c.a, b: c.b, module: c.module, modules: (c.moduleA, c.moduleB)) {
                 let raw = RawSymbol(symbology: .pdf417, bytes: message.bytes, points: [], quality: 1, isGS1: message.isGS1)
                 add(raw, corners: corners, module: c.module)
@@ -501,10 +512,12 @@ extension ReadSession {
             var votes = [[Int: Int]](repeating: [:], count: rows * columns)
             let positions = (0..<(columns + 2)).map { Double(17 * ($0 + 1)) }
             let modules = Double(17 * (columns + 4) + 1)
+            // The start pattern's module over the stop's: a symbol seen at a slant.
+            let ratio = sides.0 > 0 && sides.1 > 0 ? sides.0 / sides.1 : 1
             /// Reads the line from the left edge at `tl` to the right at `tr`; its votes count for `row`,
             /// or for the row its indicators name (nil: both must name one).
             func vote(_ tl: Double, _ tr: Double, row expected: Int?) {
-                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules)
+                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules, ratio: ratio)
                 var cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: positions, follow: true)
                 // The right indicator also as the codeword ending where the stop pattern starts.
                 if cw[columns + 1] == nil { cw[columns + 1] = PDF417Locator.codewords(edges: e, darkStarts: d, endingAt: modules - 18, count: 1)[0] }
