@@ -642,11 +642,24 @@ struct DMRELocator {
             func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
             var hypotheses: [Hypothesis] = []
             let sizes = tables.indices.flatMap { t in tables[t].sizes.indices.map { (t, $0) } }
+            let hasSquares = tables.contains { $0.sizes.contains { $0.rows == $0.columns } }
             for corner in 0..<4 {
                 let before = outline[(corner + 3) % 4], after = outline[(corner + 1) % 4], opposite = outline[(corner + 2) % 4]
                 let l = outline[corner]
                 // Either neighbour may end the long (bottom) side: a mirrored symbol turns the other way.
-                for (bottomEnd, leftEnd) in [(before, after), (after, before)] {
+                var arms: [(Point, Point, Point)] = [(before, after, opposite), (after, before, opposite)]
+                // A square whose region ran on past one side into something dark beside it (another
+                // symbol, print): its arms cut to the shorter one's length, the fourth corner
+                // completing the parallelogram.
+                let a1 = distance(l, before), a2 = distance(l, after)
+                if hasSquares, min(a1, a2) > 0, max(a1, a2) > 1.15 * min(a1, a2) {
+                    let f1 = min(1, a2 / a1), f2 = min(1, a1 / a2)
+                    let b1 = Point(x: l.x + (before.x - l.x) * f1, y: l.y + (before.y - l.y) * f1)
+                    let b2 = Point(x: l.x + (after.x - l.x) * f2, y: l.y + (after.y - l.y) * f2)
+                    let o = Point(x: b1.x + b2.x - l.x, y: b1.y + b2.y - l.y)
+                    arms += [(b1, b2, o), (b2, b1, o)]
+                }
+                for (bottomEnd, leftEnd, opposite) in arms {
                     let long = distance(l, bottomEnd), short = distance(l, leftEnd)
                     guard short > 0 else { continue }
                     // Top-left, top-right, bottom-right, bottom-left.
