@@ -530,14 +530,19 @@ struct DMRELocator {
         return shaped.enumerated().compactMap { k, c in
             var b = blob(c.index)
             b.runs = runsOf[k]
+            // A symbol seen at a slant is a parallelogram whose axis of inertia runs along a
+            // diagonal, not a side: then the largest quadrilateral on its hull's corners.
             return Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
+                ?? (c.square ? nil : Self.outline(b, centre: b.centre, axis: nil, largest: true))
         }
     }
 
     /// The four corners of a region's outline, in order around: the crossings of the lines of the
     /// longest hull edge on each of its four sides (along and across `axis`, or when nil the hull's
     /// longest edge, a side of the finder's L).
-    static func outline(_ b: Blob, centre: Point, axis: Point?) -> [Point]? {
+    /// With `largest`, the outline is instead the largest quadrilateral whose corners are the
+    /// hull's (a symbol seen at a slant, whose bumpy clock sides make no one long edge).
+    static func outline(_ b: Blob, centre: Point, axis: Point?, largest: Bool = false) -> [Point]? {
         // The hull of the pixels' corners is that of each row's leftmost and rightmost.
         guard let top = b.runs.map(\.y).min(), let bottom = b.runs.map(\.y).max() else { return nil }
         var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
@@ -554,6 +559,7 @@ struct DMRELocator {
         }
         let hull = convexHull(points)
         guard hull.count >= 4 else { return nil }
+        if largest { return largestQuadrilateral(hull) }
         var longest = (length: 0.0, direction: Point(x: 1, y: 0))
         if axis == nil {
             for i in 0..<hull.count {
@@ -600,6 +606,68 @@ struct DMRELocator {
             let d = Point(x: p.x - centre.x, y: p.y - centre.y)
             guard abs(dot(d, axis)) < 1.5 * halfLength + 4, abs(dot(d, across)) < 1.5 * halfWidth + 4 else { return nil }
             corners.append(p)
+        }
+        return corners
+    }
+
+    /// The four of `hull`'s corners (in order around) that enclose the largest area; nil when
+    /// that area is not most of the hull's.
+    static func largestQuadrilateral(_ hull: [Point]) -> [Point]? {
+        // At most 96 corners, evenly taken.
+        let stride = max(1, (hull.count + 95) / 96)
+        let h = Swift.stride(from: 0, to: hull.count, by: stride).map { hull[$0] }
+        let n = h.count
+        guard n >= 4 else { return nil }
+        func area(_ a: Point, _ b: Point, _ c: Point) -> Double { abs((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)) / 2 }
+        var hullArea = 0.0
+        for i in 1..<(n - 1) { hullArea += area(h[0], h[i], h[i + 1]) }
+        var best = (area: 0.0, corners: [Int]())
+        // Each diagonal i–k: the farthest corner on either side of it.
+        for i in 0..<n {
+            for k in (i + 2)..<(n + i - 1) where k < n {
+                var left = 0.0, j = -1
+                for m in (i + 1)..<k {
+                    let a = area(h[i], h[m], h[k])
+                    if a > left { left = a; j = m }
+                }
+                var right = 0.0, l = -1
+                for m in (k + 1)..<(n + i) {
+                    let a = area(h[i], h[k], h[m % n])
+                    if a > right { right = a; l = m % n }
+                }
+                if j >= 0, l >= 0, left + right > best.area { best = (left + right, [i, j, k, l]) }
+            }
+        }
+        guard best.corners.count == 4, best.area >= 0.85 * hullArea else { return nil }
+        // A corner of the quadrilateral can be a module's inside the symbol's true corner (a light
+        // corner module): each side is then the line of the longest hull edge between its two
+        // corners (or the chord, when no edge is a quarter of it), and the corners their crossings.
+        let c = best.corners
+        var lines: [(p: Point, d: Point)] = []
+        for s in 0..<4 {
+            let from = c[s], to = c[(s + 1) % 4]
+            let chord = Point(x: h[to].x - h[from].x, y: h[to].y - h[from].y)
+            let chordLength = (chord.x * chord.x + chord.y * chord.y).squareRoot()
+            var line = (p: h[from], d: chord), longest = chordLength / 4
+            var i = from
+            while i != to {
+                let a = h[i], b = h[(i + 1) % n]
+                let d = Point(x: b.x - a.x, y: b.y - a.y)
+                let length = (d.x * d.x + d.y * d.y).squareRoot()
+                if length > longest { longest = length; line = (a, d) }
+                i = (i + 1) % n
+            }
+            lines.append(line)
+        }
+        var corners: [Point] = []
+        for s in 0..<4 {
+            guard let p = AztecReader.intersect(lines[(s + 3) % 4], lines[s]) else { return nil }
+            // The crossing when near the quadrilateral's corner (within 0.15 of the longer side next to it).
+            let q = h[c[s]]
+            let reach = 0.15 * max(
+                ((h[c[(s + 1) % 4]].x - q.x) * (h[c[(s + 1) % 4]].x - q.x) + (h[c[(s + 1) % 4]].y - q.y) * (h[c[(s + 1) % 4]].y - q.y)).squareRoot(),
+                ((h[c[(s + 3) % 4]].x - q.x) * (h[c[(s + 3) % 4]].x - q.x) + (h[c[(s + 3) % 4]].y - q.y) * (h[c[(s + 3) % 4]].y - q.y)).squareRoot())
+            corners.append(((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() <= reach ? p : q)
         }
         return corners
     }
