@@ -527,13 +527,19 @@ struct DMRELocator {
                 if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
             }
         }
-        return shaped.enumerated().compactMap { k, c in
+        return shaped.enumerated().flatMap { k, c -> [[Point]] in
             var b = blob(c.index)
             b.runs = runsOf[k]
-            // A symbol seen at a slant is a parallelogram whose axis of inertia runs along a
-            // diagonal, not a side: then the largest quadrilateral on its hull's corners.
-            return Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
-                ?? (c.square ? nil : Self.outline(b, centre: b.centre, axis: nil, largest: true))
+            let outline = Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
+            guard !c.square else { return outline.map { [$0] } ?? [] }
+            // A symbol seen at a slant is a sheared quadrilateral whose axis of inertia runs along
+            // a diagonal, not a side: the largest quadrilateral on its hull's corners too, after
+            // the outline along the axis (when that differs from it by more than a pixel or two).
+            guard let slanted = Self.outline(b, centre: b.centre, axis: nil, largest: true) else { return outline.map { [$0] } ?? [] }
+            guard let outline else { return [slanted] }
+            // The same corners may come in another order around: compared as sets of points.
+            let differs = slanted.contains { p in !outline.contains { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) <= 4 } }
+            return differs ? [outline, slanted] : [outline]
         }
     }
 
@@ -613,8 +619,8 @@ struct DMRELocator {
     /// The four of `hull`'s corners (in order around) that enclose the largest area; nil when
     /// that area is not most of the hull's.
     static func largestQuadrilateral(_ hull: [Point]) -> [Point]? {
-        // At most 96 corners, evenly taken.
-        let stride = max(1, (hull.count + 95) / 96)
+        // At most 256 corners, evenly taken.
+        let stride = max(1, (hull.count + 255) / 256)
         let h = Swift.stride(from: 0, to: hull.count, by: stride).map { hull[$0] }
         let n = h.count
         guard n >= 4 else { return nil }
@@ -622,20 +628,16 @@ struct DMRELocator {
         var hullArea = 0.0
         for i in 1..<(n - 1) { hullArea += area(h[0], h[i], h[i + 1]) }
         var best = (area: 0.0, corners: [Int]())
-        // Each diagonal i–k: the farthest corner on either side of it.
+        // Each diagonal i–k: the farthest corner on either side of it. On a convex polygon the
+        // triangle's area rises, then falls, along the corners, and its peak moves forwards with k.
         for i in 0..<n {
-            for k in (i + 2)..<(n + i - 1) where k < n {
-                var left = 0.0, j = -1
-                for m in (i + 1)..<k {
-                    let a = area(h[i], h[m], h[k])
-                    if a > left { left = a; j = m }
-                }
-                var right = 0.0, l = -1
-                for m in (k + 1)..<(n + i) {
-                    let a = area(h[i], h[k], h[m % n])
-                    if a > right { right = a; l = m % n }
-                }
-                if j >= 0, l >= 0, left + right > best.area { best = (left + right, [i, j, k, l]) }
+            var j = i + 1, l = i + 3
+            for k in (i + 2)...(i + n - 2) {
+                while j + 1 < k, area(h[i], h[(j + 1) % n], h[k % n]) >= area(h[i], h[j % n], h[k % n]) { j += 1 }
+                if l <= k { l = k + 1 }
+                while l + 1 < i + n, area(h[i], h[k % n], h[(l + 1) % n]) >= area(h[i], h[k % n], h[l % n]) { l += 1 }
+                let total = area(h[i], h[j % n], h[k % n]) + area(h[i], h[k % n], h[l % n])
+                if total > best.area { best = (total, [i, j % n, k % n, l % n]) }
             }
         }
         guard best.corners.count == 4, best.area >= 0.85 * hullArea else { return nil }
