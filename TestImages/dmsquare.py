@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 import zxingcpp
-from PIL import Image
+from PIL import Image, ImageFilter
 
 import dmre
 from dmre import picture
@@ -70,6 +70,22 @@ def main():
         ((24, 24), 4, "A 24x24 symbol"),
     ]:
         save(f"dm-{size[0]}x{size[1]}", picture(modules(text, size), scale), text)
+
+    # Seen at a slant: a 22x22 symbol drawn as a sheared quadrilateral, the axis of its region's
+    # inertia along a diagonal, not a side.
+    text = "Sheared 22x22 at a slant"
+    img = picture(modules(text, (22, 22)), 6, quiet=2)
+    img = perspective(img, [(31, 46), (175, 58), (247, 167), (87, 166)], (259, 200))
+    # Softened, as a photo is: libdmtx then reads nothing within a read's time.
+    img = img.filter(ImageFilter.GaussianBlur(1.5))
+    save("dm-22x22-slanted", img, text)
+
+    # A dark band printed against the top of an 18x18 symbol, as wide as it: the symbol's region
+    # runs on past its clock track into the band.
+    text = "Band above 18x18"
+    m = modules(text, (18, 18))
+    m = np.concatenate([np.ones((8, 18), bool), m], axis=0)
+    save("dm-18x18-band-above", picture(m, 5), text)
 
     # Damaged beyond correction: a 24x24 symbol (24 error words, up to 12 errors) with 5 × 10 data
     # modules inverted twice over; no reading.

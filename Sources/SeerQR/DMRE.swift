@@ -527,17 +527,28 @@ struct DMRELocator {
                 if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
             }
         }
-        return shaped.enumerated().compactMap { k, c in
+        return shaped.enumerated().flatMap { k, c -> [[Point]] in
             var b = blob(c.index)
             b.runs = runsOf[k]
-            return Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
+            let outline = Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
+            guard !c.square else { return outline.map { [$0] } ?? [] }
+            // A symbol seen at a slant is a sheared quadrilateral whose axis of inertia runs along
+            // a diagonal, not a side: the largest quadrilateral on its hull's corners too, after
+            // the outline along the axis (when that differs from it by more than a pixel or two).
+            guard let slanted = Self.outline(b, centre: b.centre, axis: nil, largest: true) else { return outline.map { [$0] } ?? [] }
+            guard let outline else { return [slanted] }
+            // The same corners may come in another order around: compared as sets of points.
+            let differs = slanted.contains { p in !outline.contains { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) <= 4 } }
+            return differs ? [outline, slanted] : [outline]
         }
     }
 
     /// The four corners of a region's outline, in order around: the crossings of the lines of the
     /// longest hull edge on each of its four sides (along and across `axis`, or when nil the hull's
     /// longest edge, a side of the finder's L).
-    static func outline(_ b: Blob, centre: Point, axis: Point?) -> [Point]? {
+    /// With `largest`, the outline is instead the largest quadrilateral whose corners are the
+    /// hull's (a symbol seen at a slant, whose bumpy clock sides make no one long edge).
+    static func outline(_ b: Blob, centre: Point, axis: Point?, largest: Bool = false) -> [Point]? {
         // The hull of the pixels' corners is that of each row's leftmost and rightmost.
         guard let top = b.runs.map(\.y).min(), let bottom = b.runs.map(\.y).max() else { return nil }
         var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
@@ -554,6 +565,7 @@ struct DMRELocator {
         }
         let hull = convexHull(points)
         guard hull.count >= 4 else { return nil }
+        if largest { return largestQuadrilateral(hull) }
         var longest = (length: 0.0, direction: Point(x: 1, y: 0))
         if axis == nil {
             for i in 0..<hull.count {
@@ -604,6 +616,64 @@ struct DMRELocator {
         return corners
     }
 
+    /// The four of `hull`'s corners (in order around) that enclose the largest area; nil when
+    /// that area is not most of the hull's.
+    static func largestQuadrilateral(_ hull: [Point]) -> [Point]? {
+        // At most 256 corners, evenly taken.
+        let stride = max(1, (hull.count + 255) / 256)
+        let h = Swift.stride(from: 0, to: hull.count, by: stride).map { hull[$0] }
+        let n = h.count
+        guard n >= 4 else { return nil }
+        func area(_ a: Point, _ b: Point, _ c: Point) -> Double { abs((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)) / 2 }
+        var hullArea = 0.0
+        for i in 1..<(n - 1) { hullArea += area(h[0], h[i], h[i + 1]) }
+        var best = (area: 0.0, corners: [Int]())
+        // Each diagonal i–k: the farthest corner on either side of it. On a convex polygon the
+        // triangle's area rises, then falls, along the corners, and its peak moves forwards with k.
+        for i in 0..<n {
+            var j = i + 1, l = i + 3
+            for k in (i + 2)...(i + n - 2) {
+                while j + 1 < k, area(h[i], h[(j + 1) % n], h[k % n]) >= area(h[i], h[j % n], h[k % n]) { j += 1 }
+                if l <= k { l = k + 1 }
+                while l + 1 < i + n, area(h[i], h[k % n], h[(l + 1) % n]) >= area(h[i], h[k % n], h[l % n]) { l += 1 }
+                let total = area(h[i], h[j % n], h[k % n]) + area(h[i], h[k % n], h[l % n])
+                if total > best.area { best = (total, [i, j % n, k % n, l % n]) }
+            }
+        }
+        guard best.corners.count == 4, best.area >= 0.85 * hullArea else { return nil }
+        // A corner of the quadrilateral can be a module's inside the symbol's true corner (a light
+        // corner module): each side is then the line of the longest hull edge between its two
+        // corners (or the chord, when no edge is a quarter of it), and the corners their crossings.
+        let c = best.corners
+        var lines: [(p: Point, d: Point)] = []
+        for s in 0..<4 {
+            let from = c[s], to = c[(s + 1) % 4]
+            let chord = Point(x: h[to].x - h[from].x, y: h[to].y - h[from].y)
+            let chordLength = (chord.x * chord.x + chord.y * chord.y).squareRoot()
+            var line = (p: h[from], d: chord), longest = chordLength / 4
+            var i = from
+            while i != to {
+                let a = h[i], b = h[(i + 1) % n]
+                let d = Point(x: b.x - a.x, y: b.y - a.y)
+                let length = (d.x * d.x + d.y * d.y).squareRoot()
+                if length > longest { longest = length; line = (a, d) }
+                i = (i + 1) % n
+            }
+            lines.append(line)
+        }
+        var corners: [Point] = []
+        for s in 0..<4 {
+            guard let p = AztecReader.intersect(lines[(s + 3) % 4], lines[s]) else { return nil }
+            // The crossing when near the quadrilateral's corner (within 0.15 of the longer side next to it).
+            let q = h[c[s]]
+            let reach = 0.15 * max(
+                ((h[c[(s + 1) % 4]].x - q.x) * (h[c[(s + 1) % 4]].x - q.x) + (h[c[(s + 1) % 4]].y - q.y) * (h[c[(s + 1) % 4]].y - q.y)).squareRoot(),
+                ((h[c[(s + 3) % 4]].x - q.x) * (h[c[(s + 3) % 4]].x - q.x) + (h[c[(s + 3) % 4]].y - q.y) * (h[c[(s + 3) % 4]].y - q.y)).squareRoot())
+            corners.append(((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() <= reach ? p : q)
+        }
+        return corners
+    }
+
     /// The convex hull of `points`, in order around, without collinear points (monotone chain).
     static func convexHull(_ points: [Point]) -> [Point] {
         let sorted = points.sorted { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
@@ -642,11 +712,24 @@ struct DMRELocator {
             func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
             var hypotheses: [Hypothesis] = []
             let sizes = tables.indices.flatMap { t in tables[t].sizes.indices.map { (t, $0) } }
+            let hasSquares = tables.contains { $0.sizes.contains { $0.rows == $0.columns } }
             for corner in 0..<4 {
                 let before = outline[(corner + 3) % 4], after = outline[(corner + 1) % 4], opposite = outline[(corner + 2) % 4]
                 let l = outline[corner]
                 // Either neighbour may end the long (bottom) side: a mirrored symbol turns the other way.
-                for (bottomEnd, leftEnd) in [(before, after), (after, before)] {
+                var arms: [(Point, Point, Point)] = [(before, after, opposite), (after, before, opposite)]
+                // A square whose region ran on past one side into something dark beside it (another
+                // symbol, print): its arms cut to the shorter one's length, the fourth corner
+                // completing the parallelogram.
+                let a1 = distance(l, before), a2 = distance(l, after)
+                if hasSquares, min(a1, a2) > 0, max(a1, a2) > 1.15 * min(a1, a2) {
+                    let f1 = min(1, a2 / a1), f2 = min(1, a1 / a2)
+                    let b1 = Point(x: l.x + (before.x - l.x) * f1, y: l.y + (before.y - l.y) * f1)
+                    let b2 = Point(x: l.x + (after.x - l.x) * f2, y: l.y + (after.y - l.y) * f2)
+                    let o = Point(x: b1.x + b2.x - l.x, y: b1.y + b2.y - l.y)
+                    arms += [(b1, b2, o), (b2, b1, o)]
+                }
+                for (bottomEnd, leftEnd, opposite) in arms {
                     let long = distance(l, bottomEnd), short = distance(l, leftEnd)
                     guard short > 0 else { continue }
                     // Top-left, top-right, bottom-right, bottom-left.

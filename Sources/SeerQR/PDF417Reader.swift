@@ -250,7 +250,10 @@ extension PDF417Locator {
 
     /// A scan line's profile between `from` and `to` (the outer edges of start and stop), sampled
     /// every quarter module, as the light→dark and dark→light boundaries in modules from `from`.
-    static func boundaries(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double) -> (edges: [Double], darkStarts: [Bool]) {
+    /// `ratio`: the module size at `from` over the one at `to` (a symbol seen at a slant, the near
+    /// side larger); the modules are then spaced as a plane in perspective spaces them, so that the
+    /// boundaries stay in the symbol's own modules.
+    static func boundaries(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double, ratio: Double = 1) -> (edges: [Double], darkStarts: [Bool]) {
         let perModule = 4.0
         let n = Int((modules + 4) * perModule)
         let dx = (b.x - a.x) / modules / perModule, dy = (b.y - a.y) / modules / perModule
@@ -258,8 +261,16 @@ extension PDF417Locator {
         let origin = -2 * perModule
         let norm = max(1e-9, (dx * dx + dy * dy).squareRoot())
         let nx = -dy / norm, ny = dx / norm
+        // u = (1 + c)·σ / (1 + c·σ) along the line (σ the module position over `modules`): its slope
+        // at the two ends differs by (1 + c)², the ratio of the module sizes.
+        let c = min(2, max(0.5, ratio)).squareRoot() - 1
+        let samples = modules * perModule
         for i in 0..<n {
-            let t = Double(i) + origin
+            var t = Double(i) + origin
+            if c != 0 {
+                let sigma = t / samples
+                t = samples * (1 + c) * sigma / (1 + c * sigma)
+            }
             // Averaged across the line over a pixel each side: noise falls, the bars stay.
             let x = a.x + dx * t, y = a.y + dy * t
             v[i] = (Imaging.sampleFloat(image, width, height, x, y) + Imaging.sampleFloat(image, width, height, x + nx, y + ny)
@@ -341,6 +352,9 @@ extension PDF417Locator {
     }
 }
 
+/// Which of a PDF417 symbol's start and stop patterns were found.
+enum PDF417Side: Sendable { case both, start, stop }
+
 extension ReadSession {
     /// Finds and reads PDF417 symbols (when asked for) on the reduced image.
     mutating func readPDF417() {
@@ -349,6 +363,9 @@ extension ReadSession {
         let w = reduced.width, h = reduced.height
         let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
         var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []
+        // Patterns with no partner (the other one cut off by the picture's edge, or smudged): read
+        // from their own side only, after every pair.
+        var oneSided: [(a: [Point], b: [Point], module: Double, side: PDF417Side)] = []
         var microCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         var weakCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
@@ -366,6 +383,7 @@ extension ReadSession {
                     weakCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
                 }
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
+                    var paired = Set<Int>()
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
                     let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
                     for s in starts {
@@ -396,6 +414,33 @@ extension ReadSession {
                             let b = [p(top, edgeAt(t, top)), p(bottom, edgeAt(t, bottom))]
                             let f = horizontal ? scale.0 : scale.1
                             candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
+                            paired.insert(s.first.line * 100_003 + Int(s.first.edge))
+                            paired.insert(t.first.line * 100_003 + Int(t.first.edge))
+                        }
+                    }
+                    // A chain over at least eight lines with no partner: its edge's perpendicular,
+                    // in the reading direction, carries the rows.
+                    for c in starts + stops where c.hits.count >= 8 && !paired.contains(c.first.line * 100_003 + Int(c.first.edge)) {
+                        let isStart = c.first.isStart
+                        func p(_ line: Int, _ edge: Double) -> Point {
+                            let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
+                            return Point(x: q.x * scale.0, y: q.y * scale.1)
+                        }
+                        let e0 = p(c.first.line, c.first.edge), e1 = p(c.last.line, c.last.edge)
+                        let ex = e1.x - e0.x, ey = e1.y - e0.y
+                        let n = (ex * ex + ey * ey).squareRoot()
+                        guard n > 0 else { continue }
+                        var u = Point(x: -ey / n, y: ex / n)
+                        let along = horizontal ? u.x : u.y
+                        if (along < 0) == forwards { u = Point(x: -u.x, y: -u.y) }
+                        // The module along the perpendicular: the scan line's, shortened by the slant.
+                        let m = c.module * (horizontal ? scale.0 : scale.1) * abs(along)
+                        guard abs(along) > 0.7, m > 0 else { continue }
+                        let reach = 100 * m
+                        if isStart {
+                            oneSided.append(([e0, e1], [e0, e1].map { Point(x: $0.x + u.x * reach, y: $0.y + u.y * reach) }, m, .start))
+                        } else {
+                            oneSided.append(([e0, e1].map { Point(x: $0.x - u.x * reach, y: $0.y - u.y * reach) }, [e0, e1], m, .stop))
                         }
                     }
                 }
@@ -405,11 +450,21 @@ extension ReadSession {
         for c in candidates.prefix(8) {
             if outOfTime { break }
             if found.contains(where: { $0.raw.symbology == .pdf417 && $0.contains(Point(x: (c.a[0].x + c.b[1].x) / 2, y: (c.a[0].y + c.b[1].y) / 2)) }) { continue }
-            if debug { debugLog("pdf417: candidate \(c.a) \(c.b) module \(c.module)") }
+            if debug { debugLog("pdf417: candidate \(c.a) \(c.b) module \(c.module) (\(c.moduleA), \(c.moduleB))") }
             if let (message, corners) = readPDF417(a: c.a, b: c.b, module: c.module, modules: (c.moduleA, c.moduleB)) {
                 let raw = RawSymbol(symbology: .pdf417, bytes: message.bytes, points: [], quality: 1, isGS1: message.isGS1)
                 add(raw, corners: corners, module: c.module)
                 if debug { debugLog("pdf417: read \(message.bytes.count) bytes") }
+            }
+        }
+        for c in oneSided.prefix(4) where wantsPDF417 {
+            if outOfTime { break }
+            if found.contains(where: { $0.raw.symbology == .pdf417 && ($0.contains(c.a[0]) || $0.contains(c.b[0]) || $0.contains(c.a[1]) || $0.contains(c.b[1])) }) { continue }
+            if debug { debugLog("pdf417: one-sided candidate (\(c.side)) \(c.a) \(c.b) module \(c.module)") }
+            if let (message, corners) = readPDF417(a: c.a, b: c.b, module: c.module, modules: (c.module, c.module), side: c.side) {
+                let raw = RawSymbol(symbology: .pdf417, bytes: message.bytes, points: [], quality: 1, isGS1: message.isGS1)
+                add(raw, corners: corners, module: c.module)
+                if debug { debugLog("pdf417: read \(message.bytes.count) bytes from one side") }
             }
         }
         readMicroPDF417(microCandidates)
@@ -418,7 +473,10 @@ extension ReadSession {
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
     /// `modules`: the module sizes the start and the stop pattern showed.
-    func readPDF417(a: [Point], b: [Point], module: Double, modules sides: (Double, Double)) -> (PDF417Message, [Point])? {
+    /// `side`: which of the patterns was seen (for one, `a` or `b` only marks the direction: the
+    /// other end is placed once the row indicators give the columns).
+    func readPDF417(a: [Point], b: [Point], module: Double, modules sides: (Double, Double), side: PDF417Side = .both) -> (PDF417Message, [Point])? {
+        var a = a, b = b
         let image = work
         func lerp(_ p: Point, _ q: Point, _ t: Double) -> Point { Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t) }
         let length = (dist(a[0], b[0]) + dist(a[1], b[1])) / 2
@@ -455,8 +513,8 @@ extension ReadSession {
                 let four = PDF417Locator.codewords(edges: e, darkStarts: d, at: [17, 34])
                     + PDF417Locator.codewords(edges: e2, darkStarts: d2, endingAt: m - 18, count: 2).reversed()
                 let cw = [
-                    four[0].flatMap { $0.cluster == four[1]?.cluster ? $0 : nil },
-                    four[3].flatMap { $0.cluster == four[2]?.cluster ? $0 : nil },
+                    side == .stop ? nil : four[0].flatMap { $0.cluster == four[1]?.cluster ? $0 : nil },
+                    side == .start ? nil : four[3].flatMap { $0.cluster == four[2]?.cluster ? $0 : nil },
                 ]
                 if let l = cw[0] { leftRows.append((t, 3 * (l.value / 30) + l.cluster)) }
                 if let r = cw[1] { rightRows.append((t, 3 * (r.value / 30) + r.cluster)) }
@@ -497,17 +555,32 @@ extension ReadSession {
                 }
                 return line
             }
-            let tLeft = fit(leftRows), tRight = fit(rightRows)
+            let modules = Double(17 * (columns + 4) + 1)
+            // One pattern seen: the other end lies the symbol's width along the rows from it.
+            switch side {
+            case .both: break
+            case .start:
+                b = (0..<2).map { k in lerp(a[k], b[k], modules * module / dist(a[k], b[k])) }
+            case .stop:
+                a = (0..<2).map { k in lerp(b[k], a[k], modules * module / dist(a[k], b[k])) }
+            }
+            var tLeft = fit(leftRows), tRight = fit(rightRows)
+            if side == .start { tRight = tLeft }
+            if side == .stop { tLeft = tRight }
             var votes = [[Int: Int]](repeating: [:], count: rows * columns)
             let positions = (0..<(columns + 2)).map { Double(17 * ($0 + 1)) }
-            let modules = Double(17 * (columns + 4) + 1)
+            // The start pattern's module over the stop's: a symbol seen at a slant.
+            let ratio = sides.0 > 0 && sides.1 > 0 ? sides.0 / sides.1 : 1
             /// Reads the line from the left edge at `tl` to the right at `tr`; its votes count for `row`,
             /// or for the row its indicators name (nil: both must name one).
             func vote(_ tl: Double, _ tr: Double, row expected: Int?) {
-                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules)
+                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules, ratio: ratio)
                 var cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: positions, follow: true)
                 // The right indicator also as the codeword ending where the stop pattern starts.
                 if cw[columns + 1] == nil { cw[columns + 1] = PDF417Locator.codewords(edges: e, darkStarts: d, endingAt: modules - 18, count: 1)[0] }
+                // The indicator on the side not seen is not trusted to name the row.
+                if side == .start { cw[columns + 1] = nil }
+                if side == .stop { cw[0] = nil }
                 var row = expected
                 for ri in [cw[0], cw[columns + 1]] {
                     guard let ri else { continue }

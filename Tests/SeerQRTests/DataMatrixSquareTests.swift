@@ -65,6 +65,50 @@ struct DataMatrixSquareTests {
         #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [try Self.expected(name)], "\(name)")
     }
 
+    /// The region of a symbol seen at a slant is a sheared quadrilateral whose axis of inertia runs
+    /// along a diagonal; it is outlined by the largest quadrilateral on its hull's corners.
+    @Test("a 22x22 symbol seen at a slant, softened, read by Seer's sampler")
+    func slanted() throws {
+        let name = "dm-22x22-slanted"
+        let text = try Self.expected(name)
+        let image = try Self.image(name)
+        #expect(Self.ownReadings(image) == [text])
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [text])
+    }
+
+    /// A dark band against the top clock track joins the symbol's region, whose outline then runs
+    /// past the symbol; the square cut to the finder's shorter arm reads.
+    @Test("an 18x18 symbol with a dark band printed against its top, read by Seer's sampler")
+    func bandAbove() throws {
+        let name = "dm-18x18-band-above"
+        let text = try Self.expected(name)
+        let image = try Self.image(name)
+        #expect(Self.ownReadings(image) == [text])
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [text])
+    }
+
+    @Test("the largest quadrilateral on a hull: a sheared quadrilateral's corners, its bumps ignored")
+    func largestQuadrilateral() throws {
+        let corners = [Point(x: 10, y: 10), Point(x: 110, y: 18), Point(x: 150, y: 100), Point(x: 45, y: 96)]
+        // The hull with a few extra corners on its sides, one pushed out a little (a module's bump).
+        var hull: [Point] = []
+        for i in 0..<4 {
+            let a = corners[i], b = corners[(i + 1) % 4]
+            hull.append(a)
+            for f in [0.3, 0.6] {
+                let n = Point(x: b.y - a.y, y: a.x - b.x)
+                let length = (n.x * n.x + n.y * n.y).squareRoot()
+                // Outwards for this clockwise-in-image order: the normal (dy, −dx) points out.
+                let out = f == 0.3 ? 0.8 : 0.0
+                hull.append(Point(x: a.x + (b.x - a.x) * f + n.x / length * out, y: a.y + (b.y - a.y) * f + n.y / length * out))
+            }
+        }
+        let quad = try #require(DMRELocator.largestQuadrilateral(DMRELocator.convexHull(hull)))
+        for c in corners {
+            #expect(quad.contains { ($0.x - c.x) * ($0.x - c.x) + ($0.y - c.y) * ($0.y - c.y) < 2 * 2 }, "\(c) not among \(quad)")
+        }
+    }
+
     @Test("damage beyond correction reads as nothing, by either reader")
     func beyondCorrection() throws {
         let image = try Self.image("dm-24x24-beyond")

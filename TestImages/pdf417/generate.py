@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""PDF417 symbols for `PDF417Tests`, written next to this script with their texts: a symbol seen at
+a slant (its near end larger than its far one) and symbols cut through their stop or start pattern
+by the picture's edge.
+
+The symbols come from the `pdf417gen` encoder (`pip install pdf417gen pillow numpy`), so the images
+do not depend on Seer's own reading of the standard. Everything is drawn deterministically: fixed
+texts, scales and views; no randomness.
+"""
+import os
+
+import numpy as np
+import pdf417gen
+from PIL import Image, ImageFilter
+
+OUT = os.path.dirname(os.path.abspath(__file__))
+
+
+def symbol(text, columns, level, scale=3, ratio=3, padding=12):
+    """The symbol for `text` drawn `scale` pixels a module, rows `ratio` modules tall, grey."""
+    codes = pdf417gen.encode(text, columns=columns, security_level=level)
+    return pdf417gen.render_image(codes, scale=scale, ratio=ratio, padding=padding).convert("L")
+
+
+def perspective(img, corners, size):
+    """`img` seen from an angle: its corners (top-left, top-right, bottom-right, bottom-left) land
+    on `corners` of a white picture of `size`."""
+    w, h = img.size
+    src = [(0, 0), (w, 0), (w, h), (0, h)]
+    a = []
+    for (x, y), (u, v) in zip(corners, src):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    coeffs = np.linalg.solve(np.array(a, float), np.array([c for p in src for c in p], float))
+    return img.transform(size, Image.PERSPECTIVE, tuple(coeffs), Image.BICUBIC, fillcolor=255)
+
+
+def save(name, image, text):
+    """`image` as NAME.png here, and the text it holds as NAME.txt."""
+    image.save(os.path.join(OUT, name + ".png"), optimize=True)
+    with open(os.path.join(OUT, name + ".txt"), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    # Seen at a slant: the start pattern's end about 1.3 times as tall and its modules as wide as
+    # the stop pattern's, softened.
+    text = "PDF417 seen at a slant"
+    img = symbol(text, columns=3, level=2)
+    img = perspective(img, [(80, 20), (400, 35), (400, 145), (80, 160)], (480, 180))
+    save("pdf417-slanted", img.filter(ImageFilter.GaussianBlur(0.8)), text)
+
+    # Cut by the picture's edge through the stop pattern (its last ten modules and the quiet zone
+    # gone), then the same through the start pattern.
+    text = "Cut through its stop pattern"
+    img = symbol(text, columns=4, level=3, padding=24)
+    w, h = img.size
+    save("pdf417-no-stop", img.crop((0, 0, w - 24 - 3 * 10, h)), text)
+    # Cut through its stop pattern and, besides, two columns of codewords wiped out down every row:
+    # more erasures than its check codewords correct; no reading.
+    img = symbol("Cut and wiped beyond correction", columns=4, level=3, padding=24)
+    w, h = img.size
+    img.paste(255, (24 + 3 * 17 * 3, 0, 24 + 3 * 17 * 5, h))
+    save("pdf417-no-stop-beyond", img.crop((0, 0, w - 24 - 3 * 10, h)), "")
+
+    text = "Cut through its start pattern"
+    img = symbol(text, columns=4, level=3, padding=24)
+    w, h = img.size
+    save("pdf417-no-start", img.crop((24 + 3 * 10, 0, w, h)), text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+import Foundation
+import SeerImage
+import Testing
+
+@testable import SeerQR
+
+/// PDF417 symbols in pictures (`TestImages/pdf417`, written by the `pdf417gen` encoder through its
+/// `generate.py`): one seen at a slant, its modules spaced in perspective along each row, and ones
+/// cut by the picture's edge through the stop or the start pattern, read from the other side.
+@Suite("PDF417 pictures")
+struct PDF417PictureTests {
+    static let directory = Fixtures.root.appendingPathComponent("TestImages/pdf417")
+    static let reader = CodeReader.forTests(symbologies: Set(Symbology.allCases))
+
+    static func image(_ name: String) throws -> GrayImage { try Fixtures.gray(name, in: directory) }
+
+    static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
+
+    @Test(
+        "a slanted symbol and symbols cut through the stop or the start pattern read as PDF417 with the exact text",
+        arguments: ["pdf417-slanted", "pdf417-no-stop", "pdf417-no-start"])
+    func reads(_ name: String) throws {
+        let symbols = Self.reader.read(try Self.image(name))
+        #expect(symbols.map(\.symbology) == [.pdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")
+        #expect(symbols.first?.text == (try Self.expected(name)))
+    }
+
+    @Test("cut through the stop pattern and wiped beyond correction: no reading at all")
+    func beyondCorrection() throws {
+        #expect(try Self.expected("pdf417-no-stop-beyond").isEmpty)
+        #expect(Self.reader.read(try Self.image("pdf417-no-stop-beyond")).isEmpty)
+    }
+
+    @Test("a row sampled in perspective keeps its boundaries in the symbol's own modules")
+    func perspectiveSampling() {
+        // One row of 40 modules, bars on the even ones, drawn so that each module is 1.5 times as
+        // wide at the left end as at the right (the map u = (1 + c)·σ / (1 + c·σ), (1 + c)² = 1.5).
+        let modules = 40.0, width = 260, height = 9
+        let c = 1.5.squareRoot() - 1
+        let left = 20.0, length = 220.0
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        for x in 0..<width {
+            let u = (Double(x) + 0.5 - left) / length
+            guard u >= 0, u < 1 else { continue }
+            // The inverse map: σ = u / (1 + c − c·u).
+            let module = Int(modules * u / (1 + c - c * u))
+            if module % 2 == 0 { for y in 0..<height { pixels[y * width + x] = 0 } }
+        }
+        let edges = pixels.withUnsafeBufferPointer { px in
+            PDF417Locator.boundaries(
+                px, width: width, height: height, from: Point(x: left, y: 4.5), to: Point(x: left + length, y: 4.5),
+                modules: modules, ratio: 1.5)
+        }
+        // Every boundary within a fifth of a module of a whole module; evenly spaced they are not.
+        #expect(edges.edges.count >= 38)
+        for e in edges.edges where e > 0.5 && e < modules - 0.5 {
+            #expect(abs(e - e.rounded()) < 0.2, "\(e)")
+        }
+        let flat = pixels.withUnsafeBufferPointer { px in
+            PDF417Locator.boundaries(
+                px, width: width, height: height, from: Point(x: left, y: 4.5), to: Point(x: left + length, y: 4.5),
+                modules: modules)
+        }
+        #expect(flat.edges.contains { $0 > 0.5 && $0 < modules - 0.5 && abs($0 - $0.rounded()) > 0.3 })
+    }
+}
