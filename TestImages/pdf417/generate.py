@@ -8,31 +8,20 @@ do not depend on Seer's own reading of the standard. Everything is drawn determi
 texts, scales and views; no randomness.
 """
 import os
+import sys
 
-import numpy as np
 import pdf417gen
 from PIL import Image, ImageFilter
 
 OUT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(OUT))
+from warp import perspective  # noqa: E402
 
 
 def symbol(text, columns, level, scale=3, ratio=3, padding=12):
     """The symbol for `text` drawn `scale` pixels a module, rows `ratio` modules tall, grey."""
     codes = pdf417gen.encode(text, columns=columns, security_level=level)
     return pdf417gen.render_image(codes, scale=scale, ratio=ratio, padding=padding).convert("L")
-
-
-def perspective(img, corners, size):
-    """`img` seen from an angle: its corners (top-left, top-right, bottom-right, bottom-left) land
-    on `corners` of a white picture of `size`."""
-    w, h = img.size
-    src = [(0, 0), (w, 0), (w, h), (0, h)]
-    a = []
-    for (x, y), (u, v) in zip(corners, src):
-        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
-        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
-    coeffs = np.linalg.solve(np.array(a, float), np.array([c for p in src for c in p], float))
-    return img.transform(size, Image.PERSPECTIVE, tuple(coeffs), Image.BICUBIC, fillcolor=255)
 
 
 def save(name, image, text):
