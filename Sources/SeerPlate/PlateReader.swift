@@ -86,14 +86,16 @@ public final class PlateReader: Sendable {
 
         /// Per region, the recogniser that read the most plates on the tune part of the photos
         /// (docs/plates.md, "Sequence recogniser"): ``combined`` for US plates, ``glyphs`` for
-        /// European and Brazilian ones and when no region is given.
+        /// European and Brazilian ones; with no region, each row both ways (``glyphs`` over every
+        /// region's formats, ``combined`` over the US ones), the likelier reading kept.
         case automatic
 
         /// The recogniser used when none is given: ``automatic``. The confidence model is fitted on
         /// its readings (docs/plates.md, "Confidence").
         public static let defaultRecognizer = Recognizer.automatic
 
-        /// The recogniser this one stands for when reading plates of `region` (nil: every region).
+        /// The recogniser this one stands for when reading plates of `region` (nil: every region;
+        /// ``automatic`` then also reads each row with ``combined`` as a US plate).
         public func resolved(for region: PlateRegion?) -> Recognizer {
             guard self == .automatic else { return self }
             return region == .us ? .combined : .glyphs
