@@ -737,7 +737,7 @@ struct DMRELocator {
                     // The unit square onto the outline; each size scales it to its modules.
                     let unitSquare = [Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: 1), Point(x: 0, y: 1)]
                     guard let unit = Homography(from: unitSquare, to: quad) else { continue }
-                    for (t, index) in sizes {
+                    sizeLoop: for (t, index) in sizes {
                         let table = tables[t], s = table.sizes[index]
                         // The sides' lengths in proportion to the size, within what perspective allows.
                         let ratio = (long / Double(s.columns)) / (short / Double(s.rows))
@@ -753,8 +753,17 @@ struct DMRELocator {
                             finderSamples += 1
                             if x >= 0, y >= 0, x < bin.width, y < bin.height, bin.bits[y * bin.width + x] != 0 { finderDark += 1 }
                         }
-                        for c in stride(from: 0, to: s.columns, by: max(1, s.columns / 24)) { finder(Double(c) + 0.5, Double(s.rows) - 0.5) }
-                        for r in stride(from: 0, to: s.rows, by: max(1, s.rows / 8)) { finder(0.5, Double(r) + 0.5) }
+                        // Given up as soon as the light samples seen already rule the 0.8 out.
+                        let columnStep = max(1, s.columns / 24), rowStep = max(1, s.rows / 8)
+                        let planned = Double((s.columns + columnStep - 1) / columnStep + (s.rows + rowStep - 1) / rowStep)
+                        for c in stride(from: 0, to: s.columns, by: columnStep) {
+                            finder(Double(c) + 0.5, Double(s.rows) - 0.5)
+                            if planned - Double(finderSamples - finderDark) < 0.8 * planned { continue sizeLoop }
+                        }
+                        for r in stride(from: 0, to: s.rows, by: rowStep) {
+                            finder(0.5, Double(r) + 0.5)
+                            if planned - Double(finderSamples - finderDark) < 0.8 * planned { continue sizeLoop }
+                        }
                         guard Double(finderDark) >= 0.8 * Double(finderSamples) else { continue }
                         let fixed = table.fixedModules[index]
                         var values = [Double](repeating: 0, count: fixed.count)

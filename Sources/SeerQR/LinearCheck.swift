@@ -77,17 +77,30 @@ enum LinearCheck {
         guard let radius else { return globalElements(values, offset: offset) }
         let n = values.count
         guard n >= 8 else { return [] }
-        // Sliding minimum and maximum (a simple scan: the windows are short).
+        // Sliding minimum and maximum over [i - radius, i + radius], each kept by a queue of the
+        // indices that can still be the window's extreme (each index enters and leaves once).
         var level = [Double](repeating: 0, count: n)
         var contrast = [Double](repeating: 0, count: n)
-        for i in 0..<n {
-            var lo = Double.infinity, hi = -Double.infinity
-            for j in max(0, i - radius)...min(n - 1, i + radius) {
-                lo = min(lo, values[j])
-                hi = max(hi, values[j])
+        values.withUnsafeBufferPointer { v in
+            var lows = [Int](repeating: 0, count: n), highs = [Int](repeating: 0, count: n)
+            var lowHead = 0, lowTail = 0, highHead = 0, highTail = 0
+            var next = 0
+            for i in 0..<n {
+                while next < n && next <= i + radius {
+                    while lowTail > lowHead && v[lows[lowTail - 1]] >= v[next] { lowTail -= 1 }
+                    lows[lowTail] = next
+                    lowTail += 1
+                    while highTail > highHead && v[highs[highTail - 1]] <= v[next] { highTail -= 1 }
+                    highs[highTail] = next
+                    highTail += 1
+                    next += 1
+                }
+                while lows[lowHead] < i - radius { lowHead += 1 }
+                while highs[highHead] < i - radius { highHead += 1 }
+                let lo = v[lows[lowHead]], hi = v[highs[highHead]]
+                level[i] = (lo + hi) / 2
+                contrast[i] = hi - lo
             }
-            level[i] = (lo + hi) / 2
-            contrast[i] = hi - lo
         }
         var out: [Element] = []
         var dark = values[0] < level[0] && contrast[0] >= 24
@@ -106,12 +119,31 @@ enum LinearCheck {
         return out
     }
 
+    /// The `k`-th smallest of `values` (counting from 0), or the `k`-th largest when not
+    /// `ascending`: the values sorted that way, at `k`. Keeps the `k + 1` most extreme values seen,
+    /// in order (`k` is small: a fiftieth of a line).
+    static func orderStatistic(_ values: [Double], _ k: Int, ascending: Bool) -> Double {
+        var kept: [Double] = []
+        kept.reserveCapacity(k + 1)
+        for x in values {
+            let key = ascending ? x : -x
+            if kept.count == k + 1 {
+                guard key < kept[k] else { continue }
+                kept.removeLast()
+            }
+            var j = kept.count
+            while j > 0 && kept[j - 1] > key { j -= 1 }
+            kept.insert(key, at: j)
+        }
+        return ascending ? kept[k] : -kept[k]
+    }
+
     /// The elements along a profile with one level for the whole line, halfway between its dark and
     /// light extremes (2nd and 98th percentiles).
     static func globalElements(_ values: [Double], offset: Double) -> [Element] {
         guard values.count >= 8 else { return [] }
-        let sorted = values.sorted()
-        let lo = sorted[values.count / 50], hi = sorted[values.count - 1 - values.count / 50]
+        let k = values.count / 50
+        let lo = orderStatistic(values, k, ascending: true), hi = orderStatistic(values, k, ascending: false)
         guard hi - lo >= 24 else { return [] }
         let level = (lo + hi) / 2
         var out: [Element] = []
@@ -301,25 +333,40 @@ enum LinearCheck {
         return Code128(bytes: best.0, gs1: best.1)
     }
 
+    /// ``code128Patterns`` as doubles, six widths per value, and the four sums of adjacent widths
+    /// (edge-to-similar-edge distances) per value, laid out flat for the scan over every value.
+    static let code128PatternWidths: [Double] = code128Patterns.flatMap { p in p.map(Double.init) }
+    static let code128PatternPairs: [Double] = code128Patterns.flatMap { p in (0..<4).map { Double(p[$0] + p[$0 + 1]) } }
+
     /// The value of six elements (bar space bar space bar space), or nil when no pattern fits well.
     static func code128Value(_ e: ArraySlice<Element>) -> Int? {
-        let w = e.map(\.width)
-        let total = w.reduce(0, +)
+        guard e.count == 6 else { return nil }
+        let s = e.startIndex
+        let w0 = e[s].width, w1 = e[s + 1].width, w2 = e[s + 2].width
+        let w3 = e[s + 3].width, w4 = e[s + 4].width, w5 = e[s + 5].width
+        let total = 0 + w0 + w1 + w2 + w3 + w4 + w5
         guard total > 0 else { return nil }
-        let m = w.map { $0 * 11 / total }
+        let m = (w0 * 11 / total, w1 * 11 / total, w2 * 11 / total, w3 * 11 / total, w4 * 11 / total, w5 * 11 / total)
         // Edge-to-similar-edge distances are immune to ink spread; the element widths pick between
         // patterns with the same distances.
-        let pairs = (0..<4).map { m[$0] + m[$0 + 1] }
+        let pairs = (m.0 + m.1, m.1 + m.2, m.2 + m.3, m.3 + m.4)
         var best = (value: -1, score: Double.infinity), second = Double.infinity
-        for (value, p) in code128Patterns.enumerated() {
-            let pp = (0..<4).map { Double(p[$0] + p[$0 + 1]) }
-            var score = zip(pairs, pp).reduce(0) { $0 + abs($1.0 - $1.1) }
-            score += 0.25 * zip(m, p).reduce(0) { $0 + abs($1.0 - Double($1.1)) }
-            if score < best.score {
-                second = best.score
-                best = (value, score)
-            } else if score < second {
-                second = score
+        code128PatternWidths.withUnsafeBufferPointer { widths in
+            code128PatternPairs.withUnsafeBufferPointer { pp in
+                for value in 0..<(widths.count / 6) {
+                    let q = 4 * value, p = 6 * value
+                    var score = 0 + abs(pairs.0 - pp[q]) + abs(pairs.1 - pp[q + 1]) + abs(pairs.2 - pp[q + 2]) + abs(pairs.3 - pp[q + 3])
+                    let spread =
+                        0 + abs(m.0 - widths[p]) + abs(m.1 - widths[p + 1]) + abs(m.2 - widths[p + 2]) + abs(m.3 - widths[p + 3])
+                        + abs(m.4 - widths[p + 4]) + abs(m.5 - widths[p + 5])
+                    score += 0.25 * spread
+                    if score < best.score {
+                        second = best.score
+                        best = (value, score)
+                    } else if score < second {
+                        second = score
+                    }
+                }
             }
         }
         guard best.score < 2.2, second - best.score > 0.35 else { return nil }
