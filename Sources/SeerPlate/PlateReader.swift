@@ -532,7 +532,8 @@ public final class PlateReader: Sendable {
             }
         }
         // The rest reads the row with one recogniser for one region's formats (all with no region).
-        func finish(_ mode: Recognizer, _ region: PlateRegion?) -> RowRead? {
+        // Its plate-likeness is measured once, on the reading kept (``measured(_:)``).
+        func finish(_ mode: Recognizer, _ region: PlateRegion?) -> (read: RowRead, own: GlyphRow)? {
             let search = CandidateSearch(grammar: grammar)
             let limit = max(options.candidates, 8)
             var positions = Self.combine(tesseract, classified, glyphs)
@@ -592,10 +593,15 @@ public final class PlateReader: Sendable {
             let chosen = zip(top.text, Self.glyphIndices(top, positions: positions.count, glyphs: classified.count)).map { c, g in
                 classified.indices.contains(g) ? classified[g].options.first { $0.0 == c }?.1 ?? 0 : 0
             }
-            return RowRead(
+            let kept = RowRead(
                 candidates: candidates, positions: positions, gaps: gaps, region: region, quad: quad, glyphHeight: row.glyphHeight,
-                layout: own.layoutPrior, likeness: PlateLikeness.measure(rect, own, in: image), agreement: agreement,
-                classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
+                layout: own.layoutPrior, agreement: agreement, classifierMean: chosen.reduce(0, +) / Double(max(1, chosen.count)))
+            return (kept, own)
+        }
+        func measured(_ kept: (read: RowRead, own: GlyphRow)?) -> RowRead? {
+            guard var kept else { return nil }
+            kept.read.likeness = PlateLikeness.measure(rect, kept.own, in: image)
+            return kept.read
         }
         let mode = options.recognizer.resolved(for: region)
         // With no region, `.automatic` also reads the row as a US plate the way it does when told
@@ -603,10 +609,10 @@ public final class PlateReader: Sendable {
         // reading wins, the glyph path's on a tie. The label is still chosen among every region's
         // formats.
         let glyphRead = finish(mode, region)
-        guard region == nil, options.recognizer == .automatic, var usRead = finish(.combined, .us) else { return glyphRead }
-        usRead.region = nil
-        guard let glyphRead else { return usRead }
-        return usRead.candidates[0].score > glyphRead.candidates[0].score ? usRead : glyphRead
+        guard region == nil, options.recognizer == .automatic, var usRead = finish(.combined, .us) else { return measured(glyphRead) }
+        usRead.read.region = nil
+        guard let glyphRead else { return measured(usRead) }
+        return measured(usRead.read.candidates[0].score > glyphRead.read.candidates[0].score ? usRead : glyphRead)
     }
 
     /// The format label of `candidate` (``CandidateSearch/label(_:breaks:region:)``), from the
