@@ -41,8 +41,9 @@ public final class CodeReader: Sendable {
         /// The effort preset.
         public var preset: Preset
         /// An upper bound on the processor time spent looking for codes in one image, in
-        /// milliseconds (checked between passes and between candidate codes; the calling thread's CPU
-        /// time, so the result does not depend on load). Each code read adds
+        /// milliseconds (checked between passes and between candidate codes, and a zbar scan that
+        /// would end past it, at the rate of the read's scans before it, is not begun; the calling
+        /// thread's CPU time, so the result does not depend on load). Each code read adds
         /// ``timePerCodeMilliseconds`` to it.
         public var timeBudgetMilliseconds: Int
         /// The time each code adds to the budget (4 ms by default), counting the codes read or, when

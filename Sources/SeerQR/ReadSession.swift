@@ -47,6 +47,8 @@ struct ReadSession {
     /// zbar scans made so far, by image size and filter: a level that is the same image as another
     /// (the reduced level of a photo already under 1024 pixels is the full one) is not scanned twice.
     var zbarScans: Set<String> = []
+    /// CPU milliseconds per scanned pixel of this read's last zbar scan (nil before the first).
+    var zbarCost: Double?
     /// Whether the reduced level shows a patch of bars (``BarEvidence``), once asked.
     var barsSeen: Bool?
     /// The patches of bars on the reduced level, found when ``showsBars()`` first looked.
@@ -87,9 +89,22 @@ struct ReadSession {
     var limitMilliseconds = Double.infinity
     /// Whether the budget is spent, or the read was asked to stop (``Cancellation``).
     var outOfTime: Bool {
-        let elapsed = elapsedMs
-        return elapsed > Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen)
-            || elapsed > limitMilliseconds || Cancellation.requested
+        elapsedMs > budgetMilliseconds || Cancellation.requested
+    }
+    /// The CPU milliseconds the read may take, with what the codes seen so far add.
+    var budgetMilliseconds: Double {
+        min(Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen), limitMilliseconds)
+    }
+
+    /// Why a zbar scan of `pixels` is not begun, or `nil` to begin it: a scan cannot stop part way,
+    /// so one that would end past the budget, at the rate of this read's scans before it, would run
+    /// the read over its budget by as long as it takes (on a 12-MP photo with nothing to read, most
+    /// of the budget again) — the budget is a bound, not where the last scan begins.
+    func zbarOverrun(pixels: Int) -> String? {
+        guard let zbarCost else { return nil }
+        let estimate = zbarCost * Double(pixels)
+        guard elapsedMs + estimate > budgetMilliseconds else { return nil }
+        return "about \(Int(estimate)) ms, past the budget"
     }
 
     /// The codes the photo shows so far: those read, or a third of the strong finder patterns seen,
@@ -188,6 +203,10 @@ struct ReadSession {
             // A work image decoded small: full detail for the bars is the finer decoding, made
             // while nothing is read (its cost is a second decoding of the photo).
             guard found.isEmpty else { return }
+            if let reason = zbarOverrun(pixels: 4 * work.width * work.height) {
+                if debug { debugLog("stop before \(pass): \(reason)") }
+                return
+            }
             if finerImage == nil { finerImage = .some(finer?()) }
             guard let image = finerImage ?? nil, image.width > work.width else { return }
             guard zbarScans.insert("finer/\(filter)").inserted else { return }
@@ -197,6 +216,10 @@ struct ReadSession {
             inverted = false
         case .zbar(let level, let filter):
             guard let (image, scale) = self.level(level) else { return }
+            if let reason = zbarOverrun(pixels: image.width * image.height) {
+                if debug { debugLog("stop before \(pass): \(reason)") }
+                return
+            }
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
             zbarPass(self.filter(image, filter), scale: scale, filter: filter)
@@ -356,7 +379,10 @@ struct ReadSession {
 
     /// zbar over a whole image whose coordinates times `scale` are work coordinates.
     mutating func zbarPass(_ image: GrayImage, scale: (Double, Double), filter: CodeFilter = .plain, density: Int = 1) {
-        for var raw in scanner.scan(image, density: density) {
+        let started = elapsedMs
+        let symbols = scanner.scan(image, density: density)
+        zbarCost = (elapsedMs - started) * Double(density) / Double(max(1, image.width * image.height))
+        for var raw in symbols {
             if raw.symbology == .qr && !options.symbologies.contains(.qr) { continue }
             let pts = raw.points.map { Point(x: ($0.x + 0.5) * scale.0, y: ($0.y + 0.5) * scale.1) }
             let corners = Self.corners(raw, pts)
