@@ -153,7 +153,9 @@ struct ReadSession {
                 continue
             }
             if debug { debugLog("pass \(pass)") }
-            run(pass)
+            // Once something is read, the linear table's own scans look for bars where there are
+            // patches of them (``barCrops(_:scale:)``).
+            run(pass, barsOnly: !found.isEmpty && options.passes == nil && linear.contains(index) && index >= qrCount)
         }
         // The readers of the other symbologies are not passes of a table: a caller that gives its
         // own passes (to measure them) gets those passes alone.
@@ -177,7 +179,7 @@ struct ReadSession {
         dropConflictingLinear()
     }
 
-    mutating func run(_ pass: CodePass) {
+    mutating func run(_ pass: CodePass, barsOnly: Bool = false) {
         switch pass {
         case .locator(.finer, let binarization):
             guard wantsQR else { return }
@@ -222,7 +224,15 @@ struct ReadSession {
             }
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
-            zbarPass(self.filter(image, filter), scale: scale, filter: filter)
+            if barsOnly, let crops = barCrops(image, scale: scale) {
+                if debug { debugLog("\(pass): \(crops.count) patches of bars, \(crops.map { $0.width * $0.height }.reduce(0, +)) of \(image.width * image.height) pixels") }
+                for c in crops {
+                    let part = image.cropped(x: c.x, y: c.y, width: c.width, height: c.height)
+                    zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter)
+                }
+            } else {
+                zbarPass(self.filter(image, filter), scale: scale, filter: filter)
+            }
             inverted = false
         }
     }
@@ -377,14 +387,51 @@ struct ReadSession {
 
     // MARK: zbar
 
-    /// zbar over a whole image whose coordinates times `scale` are work coordinates.
-    mutating func zbarPass(_ image: GrayImage, scale: (Double, Double), filter: CodeFilter = .plain, density: Int = 1) {
+    /// The parts of a level (`scale`: level to work coordinates) worth a zbar scan once something is
+    /// read: each patch of bars on the reduced level (``showsBars()``) grown every way by half its
+    /// larger side and 8 pixels, so that a code whose bars the patch holds only in part, and its
+    /// quiet zones, lie inside; overlapping parts merged. `nil` (scan the whole level) when the parts cover more than
+    /// half of it or there is no reduced level to map the patches from.
+    mutating func barCrops(_ image: GrayImage, scale: (Double, Double)) -> [(x: Int, y: Int, width: Int, height: Int)]? {
+        guard showsBars(), let (_, reduced) = level(.reduced) else { return nil }
+        let fx = reduced.0 / scale.0, fy = reduced.1 / scale.1
+        var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = barPatches.map { p in
+            let x0 = Double(p.x0) * fx, x1 = Double(p.x1 + 1) * fx, y0 = Double(p.y0) * fy, y1 = Double(p.y1 + 1) * fy
+            let grow = max(x1 - x0, y1 - y0) / 2 + 8
+            return (
+                max(0, Int(x0 - grow)), max(0, Int(y0 - grow)),
+                min(image.width, Int((x1 + grow).rounded(.up))), min(image.height, Int((y1 + grow).rounded(.up))))
+        }
+        var merged = true
+        while merged {
+            merged = false
+            outer: for i in boxes.indices {
+                for j in boxes.indices where j > i {
+                    let a = boxes[i], b = boxes[j]
+                    if a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 {
+                        boxes[i] = (min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
+                        boxes.remove(at: j)
+                        merged = true
+                        break outer
+                    }
+                }
+            }
+        }
+        let area = boxes.map { ($0.x1 - $0.x0) * ($0.y1 - $0.y0) }.reduce(0, +)
+        guard 2 * area <= image.width * image.height else { return nil }
+        return boxes.filter { $0.x1 - $0.x0 >= 8 && $0.y1 - $0.y0 >= 8 }.map { ($0.x0, $0.y0, $0.x1 - $0.x0, $0.y1 - $0.y0) }
+    }
+
+    /// zbar over an image whose coordinates, moved by `offset` and times `scale`, are work coordinates.
+    mutating func zbarPass(
+        _ image: GrayImage, scale: (Double, Double), offset: (Int, Int) = (0, 0), filter: CodeFilter = .plain, density: Int = 1
+    ) {
         let started = elapsedMs
         let symbols = scanner.scan(image, density: density)
         zbarCost = (elapsedMs - started) * Double(density) / Double(max(1, image.width * image.height))
         for var raw in symbols {
             if raw.symbology == .qr && !options.symbologies.contains(.qr) { continue }
-            let pts = raw.points.map { Point(x: ($0.x + 0.5) * scale.0, y: ($0.y + 0.5) * scale.1) }
+            let pts = raw.points.map { Point(x: ($0.x + Double(offset.0) + 0.5) * scale.0, y: ($0.y + Double(offset.1) + 0.5) * scale.1) }
             let corners = Self.corners(raw, pts)
             if raw.symbology != .qr {
                 // A reading the bars contradicted once stays refused, whichever pass finds it again.
