@@ -304,14 +304,19 @@ struct ReadSession {
         return false
     }
 
+    /// Strong finder patterns (seen on three or more rows) that no code read explains.
+    var unexplainedFinders: [FinderPattern] {
+        finders.filter { f in
+            f.count >= 3 && !found.contains { $0.raw.symbology.hasFinderPatterns && $0.contains(Point(x: f.x, y: f.y)) }
+        }
+    }
+
     /// Whether the photo still holds something to read before `pass`: nothing read yet, strong finder
     /// patterns that no code read explains, or (for a pass at full detail) codes whose modules are
     /// small at the reduced level, so that smaller ones may have been missed.
     func isUnexplained(before pass: CodePass) -> Bool {
         if found.isEmpty { return true }
-        let unexplained = finders.filter { f in
-            f.count >= 3 && !found.contains { $0.raw.symbology.hasFinderPatterns && $0.contains(Point(x: f.x, y: f.y)) }
-        }
+        let unexplained = unexplainedFinders
         // More detail helps only codes whose modules are small at the reduced level: finders left
         // unexplained that are small there, or codes read whose modules are small (their neighbours
         // may be smaller still).
@@ -388,12 +393,13 @@ struct ReadSession {
     // MARK: zbar
 
     /// The parts of a level (`scale`: level to work coordinates) worth a zbar scan once something is
-    /// read: each patch of bars on the reduced level (``showsBars()``) grown every way by half its
+    /// read and no QR Code the locator saw is left unread: each patch of bars on the reduced level (``showsBars()``) grown every way by half its
     /// larger side and 8 pixels, so that a code whose bars the patch holds only in part, and its
-    /// quiet zones, lie inside; overlapping parts merged. `nil` (scan the whole level) when the parts cover more than
-    /// half of it or there is no reduced level to map the patches from.
+    /// quiet zones, lie inside; overlapping parts merged. `nil` (scan the whole level) when the parts
+    /// cover more than three quarters of it or there is no reduced level to map the patches from.
     mutating func barCrops(_ image: GrayImage, scale: (Double, Double)) -> [(x: Int, y: Int, width: Int, height: Int)]? {
-        guard showsBars(), let (_, reduced) = level(.reduced) else { return nil }
+        // zbar reads QR Codes too: a QR Code the locator saw but could not read may be anywhere.
+        guard !wantsQR || unexplainedFinders.isEmpty, showsBars(), let (_, reduced) = level(.reduced) else { return nil }
         let fx = reduced.0 / scale.0, fy = reduced.1 / scale.1
         var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = barPatches.map { p in
             let x0 = Double(p.x0) * fx, x1 = Double(p.x1 + 1) * fx, y0 = Double(p.y0) * fy, y1 = Double(p.y1 + 1) * fy
@@ -418,7 +424,7 @@ struct ReadSession {
             }
         }
         let area = boxes.map { ($0.x1 - $0.x0) * ($0.y1 - $0.y0) }.reduce(0, +)
-        guard 2 * area <= image.width * image.height else { return nil }
+        guard 4 * area <= 3 * image.width * image.height else { return nil }
         return boxes.filter { $0.x1 - $0.x0 >= 8 && $0.y1 - $0.y0 >= 8 }.map { ($0.x0, $0.y0, $0.x1 - $0.x0, $0.y1 - $0.y0) }
     }
 
