@@ -66,43 +66,35 @@ public struct Totals: Sendable, Codable, Equatable {
         case correctPercent, located, latency, decode, recognition, cpuMedian
     }
 
+    /// The counts, in the order they are written, each with its key.
+    static var counts: [(CodingKeys, WritableKeyPath<Totals, Int>)] {
+        [
+            (.photos, \.photos), (.expected, \.expected), (.correct, \.correct), (.wrong, \.wrong), (.missed, \.missed),
+            (.falseReadings, \.falseReadings), (.falsePhotos, \.falsePhotos), (.duplicates, \.duplicates),
+            (.unlocated, \.unlocated), (.withinOne, \.withinOne), (.errors, \.errors),
+        ]
+    }
+
+    /// The distributions, in the order they are written, each with its key.
+    static var distributions: [(CodingKeys, WritableKeyPath<Totals, Distribution?>)] {
+        [(.latency, \.latency), (.decode, \.decode), (.recognition, \.recognition)]
+    }
+
+    /// Writes the counts, then `correctPercent` and `located` (worked out from the counts, so
+    /// never decoded), then the distributions and `cpuMedian` that are present.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(photos, forKey: .photos)
-        try c.encode(expected, forKey: .expected)
-        try c.encode(correct, forKey: .correct)
-        try c.encode(wrong, forKey: .wrong)
-        try c.encode(missed, forKey: .missed)
-        try c.encode(falseReadings, forKey: .falseReadings)
-        try c.encode(falsePhotos, forKey: .falsePhotos)
-        try c.encode(duplicates, forKey: .duplicates)
-        try c.encode(unlocated, forKey: .unlocated)
-        try c.encode(withinOne, forKey: .withinOne)
-        try c.encode(errors, forKey: .errors)
+        for (key, path) in Self.counts { try c.encode(self[keyPath: path], forKey: key) }
         try c.encode(correctPercent, forKey: .correctPercent)
         try c.encode(located, forKey: .located)
-        try c.encodeIfPresent(latency, forKey: .latency)
-        try c.encodeIfPresent(decode, forKey: .decode)
-        try c.encodeIfPresent(recognition, forKey: .recognition)
+        for (key, path) in Self.distributions { try c.encodeIfPresent(self[keyPath: path], forKey: key) }
         try c.encodeIfPresent(cpuMedian, forKey: .cpuMedian)
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        photos = try c.decode(Int.self, forKey: .photos)
-        expected = try c.decode(Int.self, forKey: .expected)
-        correct = try c.decode(Int.self, forKey: .correct)
-        wrong = try c.decode(Int.self, forKey: .wrong)
-        missed = try c.decode(Int.self, forKey: .missed)
-        falseReadings = try c.decode(Int.self, forKey: .falseReadings)
-        falsePhotos = try c.decode(Int.self, forKey: .falsePhotos)
-        duplicates = try c.decode(Int.self, forKey: .duplicates)
-        unlocated = try c.decode(Int.self, forKey: .unlocated)
-        withinOne = try c.decode(Int.self, forKey: .withinOne)
-        errors = try c.decode(Int.self, forKey: .errors)
-        latency = try c.decodeIfPresent(Distribution.self, forKey: .latency)
-        decode = try c.decodeIfPresent(Distribution.self, forKey: .decode)
-        recognition = try c.decodeIfPresent(Distribution.self, forKey: .recognition)
+        for (key, path) in Self.counts { self[keyPath: path] = try c.decode(Int.self, forKey: key) }
+        for (key, path) in Self.distributions { self[keyPath: path] = try c.decodeIfPresent(Distribution.self, forKey: key) }
         cpuMedian = try c.decodeIfPresent(Double.self, forKey: .cpuMedian)
     }
 }

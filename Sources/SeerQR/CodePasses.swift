@@ -103,38 +103,34 @@ public enum PassCondition: String, Sendable, Hashable, Codable {
 }
 
 extension CodeReader.Preset {
+    /// The QR passes every preset opens with: the locator with the local threshold on the reduced
+    /// level, then on the full and finer levels while the photo is unexplained.
+    static let openingQRPasses: [(pass: CodePass, when: PassCondition)] = [
+        (.locator(.reduced, .local), .always),
+        (.locator(.full, .local), .unexplained),
+        (.locator(.finer, .local), .unexplained),
+    ]
+
     /// The preset's table of QR passes, in order.
     public var qrPasses: [(pass: CodePass, when: PassCondition)] {
         switch self {
         case .fast:
-            [
-                (.locator(.reduced, .local), .always),
-                (.locator(.full, .local), .unexplained),
-                (.locator(.finer, .local), .unexplained),
+            Self.openingQRPasses + [
                 (.locator(.reduced, .global), .nothingRead),
                 (.locator(.coarse, .localWide), .unexplained),
                 (.locator(.reduced, .localNarrow), .unexplained),
                 (.locator(.reduced, .inverted), .nothingRead),
             ]
         case .balanced:
-            [
-                (.locator(.reduced, .local), .always),
-                (.locator(.full, .local), .unexplained),
-                (.locator(.finer, .local), .unexplained),
-                (.locator(.reduced, .global), .nothingRead),
-                (.locator(.coarse, .localWide), .unexplained),
-                (.locator(.reduced, .localNarrow), .unexplained),
-                (.locator(.reduced, .inverted), .nothingRead),
+            // Fast's passes, then zbar's and the enlarged level's while nothing is read.
+            Self.fast.qrPasses + [
                 (.zbar(.coarse, .plain), .nothingRead),
                 (.zbar(.reduced, .binarized), .nothingRead),
                 (.locator(.enlarged, .global), .nothingRead),
                 (.zbar(.reduced, .smoothed), .nothingRead),
             ]
         case .thorough:
-            [
-                (.locator(.reduced, .local), .always),
-                (.locator(.full, .local), .unexplained),
-                (.locator(.finer, .local), .unexplained),
+            Self.openingQRPasses + [
                 (.locator(.reduced, .global), .unexplained),
                 (.locator(.full, .global), .unexplained),
                 (.locator(.coarse, .localWide), .unexplained),

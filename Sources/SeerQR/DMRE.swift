@@ -46,65 +46,83 @@ package enum DMRE {
 
         /// The data words of block `b`: blocks take the data words in turn.
         func dataWords(ofBlock b: Int) -> Int { (dataWords - b + blocks - 1) / blocks }
+
+        /// A rectangle: one data region down, `across` side by side, one block.
+        static func rectangle(_ rows: Int, _ columns: Int, across: Int, data: Int, error: Int) -> Size {
+            Size(rows: rows, columns: columns, regionRows: rows - 2, regionColumns: columns / across - 2, dataWords: data, errorWords: error, blocks: 1)
+        }
+
+        /// A square of `side` modules: one data region up to 26x26, 2×2 from 32x32, 4×4 from 64x64,
+        /// 6×6 from 120x120.
+        static func square(_ side: Int, data: Int, error: Int, blocks: Int) -> Size {
+            let region = side / (side >= 120 ? 6 : side >= 64 ? 4 : side >= 32 ? 2 : 1) - 2
+            return Size(rows: side, columns: side, regionRows: region, regionColumns: region, dataWords: data, errorWords: error, blocks: blocks)
+        }
     }
 
-    /// The eighteen sizes, rows × columns, by their data region and codewords.
-    static let sizes: [Size] = [
-        Size(rows: 8, columns: 48, regionRows: 6, regionColumns: 22, dataWords: 18, errorWords: 15, blocks: 1),
-        Size(rows: 8, columns: 64, regionRows: 6, regionColumns: 14, dataWords: 24, errorWords: 18, blocks: 1),
-        Size(rows: 8, columns: 80, regionRows: 6, regionColumns: 18, dataWords: 32, errorWords: 22, blocks: 1),
-        Size(rows: 8, columns: 96, regionRows: 6, regionColumns: 22, dataWords: 38, errorWords: 28, blocks: 1),
-        Size(rows: 8, columns: 120, regionRows: 6, regionColumns: 18, dataWords: 49, errorWords: 32, blocks: 1),
-        Size(rows: 8, columns: 144, regionRows: 6, regionColumns: 22, dataWords: 63, errorWords: 36, blocks: 1),
-        Size(rows: 12, columns: 64, regionRows: 10, regionColumns: 14, dataWords: 43, errorWords: 27, blocks: 1),
-        Size(rows: 12, columns: 88, regionRows: 10, regionColumns: 20, dataWords: 64, errorWords: 36, blocks: 1),
-        Size(rows: 16, columns: 64, regionRows: 14, regionColumns: 14, dataWords: 62, errorWords: 36, blocks: 1),
-        Size(rows: 20, columns: 36, regionRows: 18, regionColumns: 16, dataWords: 44, errorWords: 28, blocks: 1),
-        Size(rows: 20, columns: 44, regionRows: 18, regionColumns: 20, dataWords: 56, errorWords: 34, blocks: 1),
-        Size(rows: 20, columns: 64, regionRows: 18, regionColumns: 14, dataWords: 84, errorWords: 42, blocks: 1),
-        Size(rows: 22, columns: 48, regionRows: 20, regionColumns: 22, dataWords: 72, errorWords: 38, blocks: 1),
-        Size(rows: 24, columns: 48, regionRows: 22, regionColumns: 22, dataWords: 80, errorWords: 41, blocks: 1),
-        Size(rows: 24, columns: 64, regionRows: 22, regionColumns: 14, dataWords: 108, errorWords: 46, blocks: 1),
-        Size(rows: 26, columns: 40, regionRows: 24, regionColumns: 18, dataWords: 70, errorWords: 38, blocks: 1),
-        Size(rows: 26, columns: 48, regionRows: 24, regionColumns: 22, dataWords: 90, errorWords: 42, blocks: 1),
-        Size(rows: 26, columns: 64, regionRows: 24, regionColumns: 14, dataWords: 118, errorWords: 50, blocks: 1),
+    /// Every rectangle of ECC 200, by rows then columns: ISO/IEC 16022's six and the eighteen
+    /// ISO/IEC 21471 (DMRE) adds (Table 7 of each).
+    private static let rectangles: [(size: Size, dmre: Bool)] = [
+        (.rectangle(8, 18, across: 1, data: 5, error: 7), dmre: false),
+        (.rectangle(8, 32, across: 2, data: 10, error: 11), dmre: false),
+        (.rectangle(8, 48, across: 2, data: 18, error: 15), dmre: true),
+        (.rectangle(8, 64, across: 4, data: 24, error: 18), dmre: true),
+        (.rectangle(8, 80, across: 4, data: 32, error: 22), dmre: true),
+        (.rectangle(8, 96, across: 4, data: 38, error: 28), dmre: true),
+        (.rectangle(8, 120, across: 6, data: 49, error: 32), dmre: true),
+        (.rectangle(8, 144, across: 6, data: 63, error: 36), dmre: true),
+        (.rectangle(12, 26, across: 1, data: 16, error: 14), dmre: false),
+        (.rectangle(12, 36, across: 2, data: 22, error: 18), dmre: false),
+        (.rectangle(12, 64, across: 4, data: 43, error: 27), dmre: true),
+        (.rectangle(12, 88, across: 4, data: 64, error: 36), dmre: true),
+        (.rectangle(16, 36, across: 2, data: 32, error: 24), dmre: false),
+        (.rectangle(16, 48, across: 2, data: 49, error: 28), dmre: false),
+        (.rectangle(16, 64, across: 4, data: 62, error: 36), dmre: true),
+        (.rectangle(20, 36, across: 2, data: 44, error: 28), dmre: true),
+        (.rectangle(20, 44, across: 2, data: 56, error: 34), dmre: true),
+        (.rectangle(20, 64, across: 4, data: 84, error: 42), dmre: true),
+        (.rectangle(22, 48, across: 2, data: 72, error: 38), dmre: true),
+        (.rectangle(24, 48, across: 2, data: 80, error: 41), dmre: true),
+        (.rectangle(24, 64, across: 4, data: 108, error: 46), dmre: true),
+        (.rectangle(26, 40, across: 2, data: 70, error: 38), dmre: true),
+        (.rectangle(26, 48, across: 2, data: 90, error: 42), dmre: true),
+        (.rectangle(26, 64, across: 4, data: 118, error: 50), dmre: true),
     ]
 
-    /// The ECC 200 sizes of ISO/IEC 16022 (Table 7): the twenty-four squares, 10x10 to 144x144, then
-    /// the six rectangles. Squares from 32x32 hold 2×2 data regions, from 64x64 4×4, from 120x120
-    /// 6×6; 144x144 takes ten blocks, the first eight of 156 data words and the last two of 155.
-    static let squareAndRectangleSizes: [Size] = [
-        Size(rows: 10, columns: 10, regionRows: 8, regionColumns: 8, dataWords: 3, errorWords: 5, blocks: 1),
-        Size(rows: 12, columns: 12, regionRows: 10, regionColumns: 10, dataWords: 5, errorWords: 7, blocks: 1),
-        Size(rows: 14, columns: 14, regionRows: 12, regionColumns: 12, dataWords: 8, errorWords: 10, blocks: 1),
-        Size(rows: 16, columns: 16, regionRows: 14, regionColumns: 14, dataWords: 12, errorWords: 12, blocks: 1),
-        Size(rows: 18, columns: 18, regionRows: 16, regionColumns: 16, dataWords: 18, errorWords: 14, blocks: 1),
-        Size(rows: 20, columns: 20, regionRows: 18, regionColumns: 18, dataWords: 22, errorWords: 18, blocks: 1),
-        Size(rows: 22, columns: 22, regionRows: 20, regionColumns: 20, dataWords: 30, errorWords: 20, blocks: 1),
-        Size(rows: 24, columns: 24, regionRows: 22, regionColumns: 22, dataWords: 36, errorWords: 24, blocks: 1),
-        Size(rows: 26, columns: 26, regionRows: 24, regionColumns: 24, dataWords: 44, errorWords: 28, blocks: 1),
-        Size(rows: 32, columns: 32, regionRows: 14, regionColumns: 14, dataWords: 62, errorWords: 36, blocks: 1),
-        Size(rows: 36, columns: 36, regionRows: 16, regionColumns: 16, dataWords: 86, errorWords: 42, blocks: 1),
-        Size(rows: 40, columns: 40, regionRows: 18, regionColumns: 18, dataWords: 114, errorWords: 48, blocks: 1),
-        Size(rows: 44, columns: 44, regionRows: 20, regionColumns: 20, dataWords: 144, errorWords: 56, blocks: 1),
-        Size(rows: 48, columns: 48, regionRows: 22, regionColumns: 22, dataWords: 174, errorWords: 68, blocks: 1),
-        Size(rows: 52, columns: 52, regionRows: 24, regionColumns: 24, dataWords: 204, errorWords: 84, blocks: 2),
-        Size(rows: 64, columns: 64, regionRows: 14, regionColumns: 14, dataWords: 280, errorWords: 112, blocks: 2),
-        Size(rows: 72, columns: 72, regionRows: 16, regionColumns: 16, dataWords: 368, errorWords: 144, blocks: 4),
-        Size(rows: 80, columns: 80, regionRows: 18, regionColumns: 18, dataWords: 456, errorWords: 192, blocks: 4),
-        Size(rows: 88, columns: 88, regionRows: 20, regionColumns: 20, dataWords: 576, errorWords: 224, blocks: 4),
-        Size(rows: 96, columns: 96, regionRows: 22, regionColumns: 22, dataWords: 696, errorWords: 272, blocks: 4),
-        Size(rows: 104, columns: 104, regionRows: 24, regionColumns: 24, dataWords: 816, errorWords: 336, blocks: 6),
-        Size(rows: 120, columns: 120, regionRows: 18, regionColumns: 18, dataWords: 1050, errorWords: 408, blocks: 6),
-        Size(rows: 132, columns: 132, regionRows: 20, regionColumns: 20, dataWords: 1304, errorWords: 496, blocks: 8),
-        Size(rows: 144, columns: 144, regionRows: 22, regionColumns: 22, dataWords: 1558, errorWords: 620, blocks: 10),
-        Size(rows: 8, columns: 18, regionRows: 6, regionColumns: 16, dataWords: 5, errorWords: 7, blocks: 1),
-        Size(rows: 8, columns: 32, regionRows: 6, regionColumns: 14, dataWords: 10, errorWords: 11, blocks: 1),
-        Size(rows: 12, columns: 26, regionRows: 10, regionColumns: 24, dataWords: 16, errorWords: 14, blocks: 1),
-        Size(rows: 12, columns: 36, regionRows: 10, regionColumns: 16, dataWords: 22, errorWords: 18, blocks: 1),
-        Size(rows: 16, columns: 36, regionRows: 14, regionColumns: 16, dataWords: 32, errorWords: 24, blocks: 1),
-        Size(rows: 16, columns: 48, regionRows: 14, regionColumns: 22, dataWords: 49, errorWords: 28, blocks: 1),
+    /// The squares of ISO/IEC 16022 (Table 7), 10x10 to 144x144: 144x144 takes ten blocks, the first
+    /// eight of 156 data words and the last two of 155.
+    private static let squares: [Size] = [
+        .square(10, data: 3, error: 5, blocks: 1),
+        .square(12, data: 5, error: 7, blocks: 1),
+        .square(14, data: 8, error: 10, blocks: 1),
+        .square(16, data: 12, error: 12, blocks: 1),
+        .square(18, data: 18, error: 14, blocks: 1),
+        .square(20, data: 22, error: 18, blocks: 1),
+        .square(22, data: 30, error: 20, blocks: 1),
+        .square(24, data: 36, error: 24, blocks: 1),
+        .square(26, data: 44, error: 28, blocks: 1),
+        .square(32, data: 62, error: 36, blocks: 1),
+        .square(36, data: 86, error: 42, blocks: 1),
+        .square(40, data: 114, error: 48, blocks: 1),
+        .square(44, data: 144, error: 56, blocks: 1),
+        .square(48, data: 174, error: 68, blocks: 1),
+        .square(52, data: 204, error: 84, blocks: 2),
+        .square(64, data: 280, error: 112, blocks: 2),
+        .square(72, data: 368, error: 144, blocks: 4),
+        .square(80, data: 456, error: 192, blocks: 4),
+        .square(88, data: 576, error: 224, blocks: 4),
+        .square(96, data: 696, error: 272, blocks: 4),
+        .square(104, data: 816, error: 336, blocks: 6),
+        .square(120, data: 1050, error: 408, blocks: 6),
+        .square(132, data: 1304, error: 496, blocks: 8),
+        .square(144, data: 1558, error: 620, blocks: 10),
     ]
+
+    /// The eighteen DMRE sizes, rows × columns.
+    static let sizes: [Size] = rectangles.filter { $0.dmre }.map { $0.size }
+
+    /// The ECC 200 sizes of ISO/IEC 16022: the twenty-four squares, then the six rectangles.
+    static let squareAndRectangleSizes: [Size] = squares + rectangles.filter { !$0.dmre }.map { $0.size }
 
     /// A list of sizes with each one's codeword placement and finder and clock modules, made once.
     struct Table: Sendable {

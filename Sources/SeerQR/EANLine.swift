@@ -60,6 +60,51 @@ extension LinearCheck {
         "EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO", "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE",
     ].map { $0.map { $0 == "E" } }
 
+    /// A run of a line's elements that may hold a symbol: it starts with a bar after a space and ends
+    /// with a bar before one (the light on either side, where the quiet zones lie), and its module is
+    /// 0.8 pixels or more.
+    struct Run {
+        let elements: ArraySlice<Element>
+        /// The run's widths summed over the symbol's modules (summed: on a line read backwards the
+        /// elements keep their own starts).
+        let module: Double
+        /// Where along the line the run lies (its first and last edge).
+        let from: Double
+        let to: Double
+        /// The ink spread the start guard shows: how much wider its bars are than its space, halved.
+        let spread: Double
+        /// The light before and after the run, corrected for the spread.
+        let before: Double
+        let after: Double
+
+        /// The runs of `count` elements of the line that may hold a symbol of `modules` modules.
+        static func all(in line: [Element], count n: Int, modules: Double) -> some Sequence<Run> {
+            (1..<max(1, line.count - n)).lazy.compactMap { Run(line, at: $0, count: n, modules: modules) }
+        }
+
+        init?(_ line: [Element], at i: Int, count n: Int, modules: Double) {
+            guard line[i].isBar, !line[i - 1].isBar, !line[i + n].isBar else { return nil }
+            elements = line[i..<(i + n)]
+            let first = line[i], last = line[i + n - 1]
+            module = elements.reduce(0) { $0 + $1.width } / modules
+            guard module >= 0.8 else { return nil }
+            from = min(first.start, last.start)
+            to = max(first.start + first.width, last.start + last.width)
+            spread = ((line[i].width + line[i + 2].width) / 2 - line[i + 1].width) / 2
+            before = line[i - 1].width + spread
+            after = line[i + n].width + spread
+        }
+
+        /// Element `k` of the run.
+        func element(_ k: Int) -> Element { elements[elements.startIndex + k] }
+
+        /// Element `k`'s width corrected for the spread: bars narrowed, spaces widened.
+        func width(_ k: Int) -> Double {
+            let e = element(k)
+            return e.isBar ? e.width - spread : e.width + spread
+        }
+    }
+
     /// The UPC-A a UPC-E's number system and six digits stand for, without its check digit.
     static func upceExpanded(system: Int, _ d: [Int]) -> [Int] {
         switch d[5] {
@@ -81,16 +126,8 @@ extension LinearCheck {
         let n = 33, modules = 51.0
         let guards = [0, 1, 2, 27, 28, 29, 30, 31, 32]
         var out: [LineSymbol] = []
-        guard elements.count >= n + 1 else { return out }
-        for i in 1..<(elements.count - n + 1) where elements[i].isBar && !elements[i - 1].isBar {
-            let run = elements[i..<(i + n)]
-            let first = run[run.startIndex], last = run[run.endIndex - 1]
-            let module = run.reduce(0) { $0 + $1.width } / modules
-            let from = min(first.start, last.start), to = max(first.start + first.width, last.start + last.width)
-            guard module >= 0.8 else { continue }
-            let e = { (k: Int) in run[run.startIndex + k] }
-            let spread = ((e(0).width + e(2).width) / 2 - e(1).width) / 2
-            let width = { (k: Int) in e(k).isBar ? e(k).width - spread : e(k).width + spread }
+        for run in Run.all(in: elements, count: n, modules: modules) {
+            let module = run.module, e = run.element, width = run.width
             if edges {
                 let groups = [[0, 1, 2], Array(27..<33)]
                 guard groups.allSatisfy({ g in edgePairs(g.map { e($0).width / module }).allSatisfy { abs($0 - 2) < 0.6 } }),
@@ -99,10 +136,7 @@ extension LinearCheck {
             } else {
                 guard guards.allSatisfy({ abs(width($0) / module - 1) < 0.5 }) else { continue }
             }
-            // The last guard element is a bar: the quiet zone follows it.
-            guard i + n < elements.count, !elements[i + n].isBar else { continue }
-            let before = elements[i - 1].width + spread, after = elements[i + n].width + spread
-            guard before >= 5 * module, after >= 5 * module else { continue }
+            guard run.before >= 5 * module, run.after >= 5 * module else { continue }
             var digits: [Int] = []
             var parities: [Bool] = []
             var clear = true
@@ -124,7 +158,7 @@ extension LinearCheck {
                 if checkDigitHolds(upceExpanded(system: system, digits) + [check]) { symbol = [system] + digits + [check] }
             }
             guard let symbol else { continue }
-            out.append(LineSymbol(symbology: .upce, digits: symbol, from: from, to: to))
+            out.append(LineSymbol(symbology: .upce, digits: symbol, from: run.from, to: run.to))
         }
         return out
     }
@@ -189,17 +223,8 @@ extension LinearCheck {
         let centre = 3 + 4 * half
         let guards = [0, 1, 2, centre, centre + 1, centre + 2, centre + 3, centre + 4, n - 3, n - 2, n - 1]
         var out: [LineSymbol] = []
-        guard elements.count >= n + 2 else { return out }
-        for i in 1..<(elements.count - n) where elements[i].isBar && !elements[i - 1].isBar {
-            let run = elements[i..<(i + n)]
-            let first = run[run.startIndex], last = run[run.endIndex - 1]
-            // Widths summed: on a line read backwards the elements keep their own starts.
-            let module = run.reduce(0) { $0 + $1.width } / modules
-            let from = min(first.start, last.start), to = max(first.start + first.width, last.start + last.width)
-            guard module >= 0.8 else { continue }
-            let e = { (k: Int) in run[run.startIndex + k] }
-            let spread = ((e(0).width + e(2).width) / 2 - e(1).width) / 2
-            let width = { (k: Int) in e(k).isBar ? e(k).width - spread : e(k).width + spread }
+        for run in Run.all(in: elements, count: n, modules: modules) {
+            let module = run.module, e = run.element, width = run.width
             // By the edges, each half's own module (start guard and left digits; centre guard and
             // right digits and end guard): a symbol seen in perspective or on a curve has modules
             // of different widths at its two ends.
@@ -220,10 +245,7 @@ extension LinearCheck {
                 guard guards.allSatisfy({ abs(width($0) / module - 1) < 0.5 }) else { continue }
             }
             // Quiet zones: light of at least three modules on both sides.
-            let before = elements[i - 1].width + spread
-            guard i + n < elements.count, !elements[i + n].isBar else { continue }
-            let after = elements[i + n].width + spread
-            guard before >= 3 * left, after >= 3 * right else { continue }
+            guard run.before >= 3 * left, run.after >= 3 * right else { continue }
             var digits: [Int] = []
             var parities: [Bool] = []
             var clear = true
@@ -246,7 +268,7 @@ extension LinearCheck {
                 symbol = digits
             }
             guard checkDigitHolds(symbol) else { continue }
-            out.append(LineSymbol(symbology: long ? .ean13 : .ean8, digits: symbol, from: from, to: to))
+            out.append(LineSymbol(symbology: long ? .ean13 : .ean8, digits: symbol, from: run.from, to: run.to))
         }
         return out
     }

@@ -34,6 +34,63 @@ struct DMRETests {
         }
     }
 
+    @Test("the sizes, data regions, codewords and blocks of ISO/IEC 21471 and ISO/IEC 16022, Table 7 of each")
+    func sizeTables() {
+        let all = DMRE.sizes + DMRE.squareAndRectangleSizes
+        let written = all.map { "\($0) \($0.regionRows)x\($0.regionColumns) \($0.dataWords)+\($0.errorWords)/\($0.blocks)" }
+        // DMRE's eighteen, then ECC 200's squares and rectangles.
+        #expect(written == [
+            "8x48 6x22 18+15/1",
+            "8x64 6x14 24+18/1",
+            "8x80 6x18 32+22/1",
+            "8x96 6x22 38+28/1",
+            "8x120 6x18 49+32/1",
+            "8x144 6x22 63+36/1",
+            "12x64 10x14 43+27/1",
+            "12x88 10x20 64+36/1",
+            "16x64 14x14 62+36/1",
+            "20x36 18x16 44+28/1",
+            "20x44 18x20 56+34/1",
+            "20x64 18x14 84+42/1",
+            "22x48 20x22 72+38/1",
+            "24x48 22x22 80+41/1",
+            "24x64 22x14 108+46/1",
+            "26x40 24x18 70+38/1",
+            "26x48 24x22 90+42/1",
+            "26x64 24x14 118+50/1",
+            "10x10 8x8 3+5/1",
+            "12x12 10x10 5+7/1",
+            "14x14 12x12 8+10/1",
+            "16x16 14x14 12+12/1",
+            "18x18 16x16 18+14/1",
+            "20x20 18x18 22+18/1",
+            "22x22 20x20 30+20/1",
+            "24x24 22x22 36+24/1",
+            "26x26 24x24 44+28/1",
+            "32x32 14x14 62+36/1",
+            "36x36 16x16 86+42/1",
+            "40x40 18x18 114+48/1",
+            "44x44 20x20 144+56/1",
+            "48x48 22x22 174+68/1",
+            "52x52 24x24 204+84/2",
+            "64x64 14x14 280+112/2",
+            "72x72 16x16 368+144/4",
+            "80x80 18x18 456+192/4",
+            "88x88 20x20 576+224/4",
+            "96x96 22x22 696+272/4",
+            "104x104 24x24 816+336/6",
+            "120x120 18x18 1050+408/6",
+            "132x132 20x20 1304+496/8",
+            "144x144 22x22 1558+620/10",
+            "8x18 6x16 5+7/1",
+            "8x32 6x14 10+11/1",
+            "12x26 10x24 16+14/1",
+            "12x36 10x16 22+18/1",
+            "16x36 14x16 32+24/1",
+            "16x48 14x22 49+28/1",
+        ])
+    }
+
     @Test("finder and clock modules: solid left and bottom, alternating top and right, per region")
     func fixedModules() throws {
         let s = try #require(DMRE.sizes.first { $0.rows == 8 && $0.columns == 48 })

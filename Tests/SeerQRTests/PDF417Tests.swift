@@ -84,6 +84,30 @@ struct PDF417Tests {
         }
     }
 
+    @Test("the codewords the rule and the chosen bits give are the ones measured from pdf417gen's symbols")
+    func tableValues() {
+        let byValue = PDF417Patterns.byValue
+        #expect(byValue.map(\.count) == [929, 929, 929])
+        #expect([0, 3, 6].map { PDF417Patterns.candidates(cluster: $0).count } == [1484, 1002, 1002])
+        #expect(byValue.map { $0[0] } == [0x3111_1136, 0x5111_1125, 0x2111_1155])
+        #expect(byValue.map { $0[928] } == [0x2151_4112, 0x1262_1221, 0x3361_1111])
+        // FNV-1a (64 bits) over every cluster's patterns by value, each in four bytes, lowest first:
+        // the hash of the table as it stood written out in full, 929 patterns and values a cluster.
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for pattern in byValue.joined() {
+            for shift in stride(from: 0, to: 32, by: 8) {
+                hash = (hash ^ UInt64(pattern >> UInt32(shift) & 0xFF)) &* 0x100_0000_01B3
+            }
+        }
+        #expect(hash == 0x3A85_8719_78E1_3CF0)
+        // Both ways of indexing agree.
+        for c in 0..<3 {
+            for (i, p) in PDF417Patterns.patterns[c].enumerated() {
+                #expect(byValue[c][Int(PDF417Patterns.values[c][i])] == p)
+            }
+        }
+    }
+
     @Test("text, byte and numeric compaction")
     func compaction() throws {
         // "PDF417" in text compaction: P D F (alpha), ML, 4 1 7.
