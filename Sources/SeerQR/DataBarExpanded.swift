@@ -549,6 +549,8 @@ extension ReadSession {
             return
         }
         let bytes = symbol.bytes
+        // A space only here: zbar's readings keep the stricter shape, its decoding of the
+        // alphanumeric and ISO/IEC 646 modes being the one that goes wrong.
         guard GS1Syntax.isWellFormed(bytes, allowingSpace: true) else {
             if debug { debugLog("databar-exp lines: not a well-formed GS1 element string: not reported") }
             return

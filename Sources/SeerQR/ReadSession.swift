@@ -366,9 +366,7 @@ struct ReadSession {
                 if rejected.contains(where: { $0.bytes == raw.bytes && Self.boxesOverlap($0.corners, corners) }) { continue }
                 // A GS1 reading (DataBar Expanded always) must be a well-formed element string.
                 if debug, raw.symbology == .databarExpanded || raw.isGS1 { debugLog("decoder input \(DecoderInput.gs1(bytes: raw.bytes).hex)") }
-                if raw.symbology == .databarExpanded || raw.isGS1,
-                    !GS1Syntax.isWellFormed(raw.bytes, allowingSpace: raw.symbology == .databarExpanded)
-                {
+                if raw.symbology == .databarExpanded || raw.isGS1, !GS1Syntax.isWellFormed(raw.bytes) {
                     if debug { debugLog("\(raw.symbology): not a well-formed GS1 element string: not reported") }
                     rejected.append((raw.bytes, corners))
                     continue
