@@ -515,33 +515,18 @@ extension ReadSession {
             let w = x1 - x0, h = y1 - y0
             let across = abs(u.x) * w / 2 + abs(u.y) * h / 2
             let along = abs(v.x) * w / 2 + abs(v.y) * h / 2
-            // Reaching well past the patch: a wide space may have cut the symbol's bars apart.
-            let reach = min(3 * across + 24, diagonal / 2)
-            let n = Int(2 * reach / step)
-            guard n >= 60 else { continue }
+            // Three short lines first, reaching three times the patch's half width past its middle
+            // (a wide space may have cut the symbol's bars apart): a patch where none finds a pair
+            // is not DataBar's. Then the whole set, across the photo (a long row's far pairs).
+            let probe = Self.dataBarExpandedPairs(
+                image, centre: centre, u: u, v: v, reach: min(3 * across + 24, diagonal / 2), step: step,
+                offsets: [-0.45, 0, 0.45].map { $0 * along })
+            guard !probe.isEmpty else { continue }
             let count = Self.dataBarExpandedLines
-            image.pixels.withUnsafeBufferPointer { p in
-                var values = [Double](repeating: 255, count: n)
-                for k in 0..<count {
-                    let s = along * 0.9 * (2 * Double(k) / Double(count - 1) - 1)
-                    let ox = centre.x + s * v.x - reach * u.x, oy = centre.y + s * v.y - reach * u.y
-                    for i in 0..<n {
-                        let t = Double(i) * step
-                        values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + t * u.x, oy + t * u.y)
-                    }
-                    var line: [DataBarExpanded.Pair] = []
-                    for radius in [nil, 8] as [Int?] {
-                        line += DataBarExpanded.pairs(LinearCheck.elements(values, offset: 0, radius: radius))
-                    }
-                    guard !line.isEmpty else { continue }
-                    votes.add(line: line)
-                    for pair in line {
-                        places[pair.key, default: []] += [
-                            Point(x: ox + pair.from * step * u.x, y: oy + pair.from * step * u.y),
-                            Point(x: ox + pair.to * step * u.x, y: oy + pair.to * step * u.y),
-                        ]
-                    }
-                }
+            let offsets = (0..<count).map { along * 0.9 * (2 * Double($0) / Double(count - 1) - 1) }
+            for (line, points) in Self.dataBarExpandedPairs(image, centre: centre, u: u, v: v, reach: diagonal / 2, step: step, offsets: offsets) {
+                votes.add(line: line)
+                for (pair, ends) in zip(line, points) { places[pair.key, default: []] += ends }
             }
         }
         guard !votes.isEmpty, let symbol = DataBarExpanded.decode(votes) else {
@@ -578,5 +563,37 @@ extension ReadSession {
         var raw = RawSymbol(symbology: .databarExpanded, bytes: bytes, points: [], quality: votes.lines.values.max() ?? 0, isGS1: true)
         raw.barsAgree = true
         add(raw, corners: corners, module: 0)
+    }
+
+    /// The pairs each line finds (with their ends in work coordinates): lines along `u` through
+    /// `centre` moved by each of `offsets` along `v`, `reach` pixels either side, sampled every
+    /// `step` pixels, read with one level for the whole line and with levels local to 8 samples.
+    static func dataBarExpandedPairs(
+        _ image: GrayImage, centre: Point, u: Point, v: Point, reach: Double, step: Double, offsets: [Double]
+    ) -> [(pairs: [DataBarExpanded.Pair], ends: [[Point]])] {
+        let n = Int(2 * reach / step)
+        guard n >= 60 else { return [] }
+        var out: [(pairs: [DataBarExpanded.Pair], ends: [[Point]])] = []
+        image.pixels.withUnsafeBufferPointer { p in
+            var values = [Double](repeating: 255, count: n)
+            for s in offsets {
+                let ox = centre.x + s * v.x - reach * u.x, oy = centre.y + s * v.y - reach * u.y
+                for i in 0..<n {
+                    let t = Double(i) * step
+                    values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + t * u.x, oy + t * u.y)
+                }
+                var line: [DataBarExpanded.Pair] = []
+                for radius in [nil, 8] as [Int?] {
+                    line += DataBarExpanded.pairs(LinearCheck.elements(values, offset: 0, radius: radius))
+                }
+                guard !line.isEmpty else { continue }
+                let ends = line.map { pair in
+                    [Point(x: ox + pair.from * step * u.x, y: oy + pair.from * step * u.y),
+                     Point(x: ox + pair.to * step * u.x, y: oy + pair.to * step * u.y)]
+                }
+                out.append((line, ends))
+            }
+        }
+        return out
     }
 }
