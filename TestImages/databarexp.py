@@ -73,6 +73,10 @@ def main():
     m, text = modules("(10)1;:/ABCDEFGHIJKLM", STK)
     save("stk-punctuation-x1", picture(m, 1, quiet=0), text)
 
+    # Three pixels a module, no quiet zone: the last row's far pair lies well past its patch.
+    m, text = modules("(01)97457392788423(21)6254105781(17)950921", STK)
+    save("stk-x3", picture(m, 3, quiet=0), text)
+
     # Upside down: every row read right to left.
     m, text = modules("(01)12345678901231(10)PIRAMIDE-PROJECT", STK)
     save("stk-upside-down", picture(m, 2, quiet=4).rotate(180), text)

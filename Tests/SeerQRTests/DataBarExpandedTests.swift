@@ -19,7 +19,7 @@ struct DataBarExpandedTests {
     static let readable = [
         "exp-3103", "exp-3202", "exp-392x", "exp-393x", "exp-weight-date", "exp-alpha", "exp-alpha-x1", "exp-space",
         "exp-iso646", "exp-gtin-fields", "exp-turned", "stk-deusto", "stk-punctuation", "stk-punctuation-x1",
-        "stk-date-lot", "stk-upside-down",
+        "stk-date-lot", "stk-upside-down", "stk-x3",
     ]
 
     @Test("each group's odd sets (with a narrow element) cover its odd count, its even sets number exactly its own")
