@@ -217,7 +217,7 @@ extension ReadSession {
 
     /// The direction of the edges' normal over a patch's box on the reduced level (the structure
     /// tensor of the grey-level gradient, summed over the box), or nil without edges.
-    private mutating func edgeAngle(_ patch: BarEvidence.Patch) -> Double? {
+    mutating func edgeAngle(_ patch: BarEvidence.Patch) -> Double? {
         guard let (image, _) = level(.reduced) else { return nil }
         let w = image.width
         var jxx = 0.0, jyy = 0.0, jxy = 0.0

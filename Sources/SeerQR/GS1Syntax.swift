@@ -17,8 +17,9 @@ package enum GS1Syntax {
 
     /// Whether `bytes` read as a well-formed element string: every field starts with a two-digit AI
     /// prefix; a field of predefined length has all its digits (and a GTIN or SSCC its check digit);
-    /// any other field has at least one character after its AI, all of them printable ASCII.
-    package static func isWellFormed(_ bytes: [UInt8]) -> Bool {
+    /// any other field has at least one character after its AI, all of them printable ASCII (and
+    /// spaces too when `allowingSpace`: DataBar Expanded's ISO/IEC 646 mode encodes the space).
+    package static func isWellFormed(_ bytes: [UInt8], allowingSpace: Bool = false) -> Bool {
         var i = 0
         while i < bytes.count, bytes[i] == groupSeparator { i += 1 }
         guard i < bytes.count else { return false }
@@ -36,7 +37,7 @@ package enum GS1Syntax {
                 if i < bytes.count, bytes[i] == groupSeparator { i += 1 }
             } else {
                 let end = bytes[i...].firstIndex(of: groupSeparator) ?? bytes.count
-                guard end - i >= 3, bytes[i..<end].allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { return false }
+                guard end - i >= 3, bytes[i..<end].allSatisfy({ ($0 >= 0x21 && $0 <= 0x7E) || (allowingSpace && $0 == 0x20) }) else { return false }
                 i = end + 1
             }
         }

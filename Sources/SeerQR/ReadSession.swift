@@ -165,6 +165,7 @@ struct ReadSession {
                 // the bars may then read the place, if it agrees with every one of them.
                 dropConflictingLinear()
                 readAcrossPatches()
+                readDataBarExpanded()
             }
             readAztec()
             readDataMatrix()
