@@ -93,6 +93,52 @@ struct AztecReader {
         return out
     }
 
+    /// The middle of the dark centre module around (or next to) `c`: the centroid of its pixels,
+    /// nil when they run on beyond about a module (rings merged by blur or a coarse threshold).
+    func centreModule(_ c: BullsEye) -> Point? {
+        let reach = Int((1.3 * c.ring).rounded(.up)) + 1
+        let cx = Int(c.x.rounded(.down)), cy = Int(c.y.rounded(.down))
+        var start: (Int, Int)?
+        search: for r in 0...max(1, Int(c.ring / 2)) {
+            for dy in -r...r {
+                for dx in -r...r where max(abs(dx), abs(dy)) == r {
+                    let x = cx + dx, y = cy + dy
+                    if x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y) { start = (x, y); break search }
+                }
+            }
+        }
+        guard let (sx, sy) = start else { return nil }
+        let x0 = cx - reach, x1 = cx + reach, y0 = cy - reach, y1 = cy + reach
+        guard x0 >= 0, y0 >= 0, x1 < bin.width, y1 < bin.height else { return nil }
+        let side = 2 * reach + 1
+        var seen = [Bool](repeating: false, count: side * side)
+        var stack = [(sx, sy)]
+        seen[(sy - y0) * side + (sx - x0)] = true
+        var n = 0, sumX = 0, sumY = 0
+        while let (x, y) = stack.popLast() {
+            if x == x0 || x == x1 || y == y0 || y == y1 { return nil }
+            n += 1
+            sumX += x
+            sumY += y
+            for (nx, ny) in [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)] {
+                let k = (ny - y0) * side + (nx - x0)
+                if !seen[k] && bin.isDark(nx, ny) {
+                    seen[k] = true
+                    stack.append((nx, ny))
+                }
+            }
+        }
+        // Too small to be the centre module (a speck of noise).
+        guard Double(n) >= 0.2 * c.ring * c.ring else { return nil }
+        return Point(x: Double(sumX) / Double(n) + 0.5, y: Double(sumY) / Double(n) + 0.5)
+    }
+
+    /// The line through two points.
+    static func line(_ a: Point, _ b: Point) -> (p: Point, d: Point) {
+        let l = max(hypot(b.x - a.x, b.y - a.y), 1e-9)
+        return (a, Point(x: (b.x - a.x) / l, y: (b.y - a.y) / l))
+    }
+
     /// The four corners (clockwise in the image) of the square whose edge the points trace.
     static func fitSquare(_ points: [Point?], centre: Point) -> [Point]? {
         let n = points.count
@@ -172,13 +218,32 @@ struct AztecReader {
     }
 
     /// A decoded symbol and its corners in this image's pixels (TL, TR, BR, BL as it reads).
-    func read(_ c: BullsEye) -> (DecodedAztec, [Point])? {
-        let centre = Point(x: c.x, y: c.y)
+    func read(_ found: BullsEye) -> (DecodedAztec, [Point])? {
+        // The rays count colour changes from a dark start: they must leave from inside the centre
+        // module, so the centre is taken again as that module's middle (a row's and a column's
+        // runs through a turned module can end off its middle by half a module).
+        var c = found
+        if let middle = centreModule(c) { (c.x, c.y) = (middle.x, middle.y) }
+        var centre = Point(x: c.x, y: c.y)
         let rays = 64
         // Edges 3–6 lie on the squares at 2.5, 3.5, 4.5 and 5.5 modules (the last two in
         // full-range symbols only).
-        let edges = edgePoints(c, edges: [3, 4, 5, 6], rays: rays)
-        guard let inner = Self.fitSquare(edges[1], centre: centre) else {
+        var edges = edgePoints(c, edges: [3, 4, 5, 6], rays: rays)
+        var square35 = Self.fitSquare(edges[1], centre: centre)
+        // Where the square's diagonals cross a module or more away from where the rays left,
+        // they are cast again from there.
+        if let s = square35, let middle = Self.intersect(Self.line(s[0], s[2]), Self.line(s[1], s[3])),
+            hypot(middle.x - c.x, middle.y - c.y) > 0.25 * c.ring,
+            hypot(middle.x - c.x, middle.y - c.y) < 2 * c.ring
+        {
+            var moved = c
+            (moved.x, moved.y) = (middle.x, middle.y)
+            let again = edgePoints(moved, edges: [3, 4, 5, 6], rays: rays)
+            if let s2 = Self.fitSquare(again[1], centre: middle) {
+                (c, centre, edges, square35) = (moved, middle, again, s2)
+            }
+        }
+        guard let inner = square35 else {
             log?("aztec: no square at 3.5 modules")
             return nil
         }
@@ -202,31 +267,69 @@ struct AztecReader {
         // Blur or a coarse threshold can hide a full-range core's rings: one nearly there is read
         // as compact first, then as full-range (the mode message's check decides).
         let nearlyFull = light5 * 10 >= total5 * 7 && dark6 * 10 >= total6 * 7
-        for full in likelyFull ? [true] : nearlyFull ? [false, true] : [false] {
-            if let read = readCore(full: full, start: h, edges: edges, inner: inner, centre: centre) { return read }
+        let modes = likelyFull ? [true] : nearlyFull ? [false, true] : [false]
+        for full in modes {
+            // Every ring's corners, turned to match the inner square's, fitted together.
+            let rings = [(edges[1], 3.5), (edges[0], 2.5)] + (full ? [(edges[2], 4.5), (edges[3], 5.5)] : [])
+            if let (from, to) = Self.squares(rings, reference: inner, centre: centre),
+                let read = readCore(full: full, start: h, from: from, to: to)
+            {
+                return read
+            }
+        }
+        // Blur and the threshold widen the dark rings (or the light ones) and so move each edge by
+        // the same amount outwards or inwards, which scales the grid the edges give. The middles
+        // of the rings between two edges do not move: the grid is fitted again on them (the light
+        // ring at 3 and the dark one at 2; at 4 and 5 in a full-range core too).
+        let more = edgePoints(c, edges: [2], rays: rays)[0]
+        func middles(_ a: [Point?], _ b: [Point?]) -> [Point?] {
+            zip(a, b).map { p, q in
+                guard let p, let q else { return nil }
+                return Point(x: (p.x + q.x) / 2, y: (p.y + q.y) / 2)
+            }
+        }
+        let ring3 = middles(edges[0], edges[1]), ring2 = middles(more, edges[0])
+        guard let square3 = Self.fitSquare(ring3, centre: centre) else { return nil }
+        for full in modes {
+            let rings = [(ring3, 3.0), (ring2, 2.0)] + (full ? [(middles(edges[1], edges[2]), 4.0), (middles(edges[2], edges[3]), 5.0)] : [])
+            guard let (from, to) = Self.squares(rings, reference: square3, centre: centre),
+                let start = Homography(leastSquaresFrom: from, to: to)
+            else { continue }
+            log?("aztec: grid fitted on the rings' middles")
+            if let read = readCore(full: full, start: start, from: from, to: to) { return read }
         }
         return nil
     }
 
-    /// The symbol around a core read as compact or full-range, from the grid `start` the inner square gives.
-    func readCore(full: Bool, start: Homography, edges: [[Point?]], inner: [Point], centre: Point) -> (DecodedAztec, [Point])? {
-        var h = start
-        let square = [Point(x: -3.5, y: -3.5), Point(x: 3.5, y: -3.5), Point(x: 3.5, y: 3.5), Point(x: -3.5, y: 3.5)]
-        // Every ring's corners, turned to match the inner square's, fitted together.
-        var from = square, to = inner
-        for (k, radius) in [(0, 2.5), (2, 4.5), (3, 5.5)] where full || k == 0 {
-            guard var corners = Self.fitSquare(edges[k], centre: centre) else { continue }
+    /// Module and image points of the corners of the squares the rings' points trace (`radius` in
+    /// modules), each square turned to match `reference` (the first ring's): nil when the first
+    /// ring gives no square.
+    static func squares(_ rings: [([Point?], Double)], reference: [Point], centre: Point) -> ([Point], [Point])? {
+        var from: [Point] = [], to: [Point] = []
+        let unit = [Point(x: -1, y: -1), Point(x: 1, y: -1), Point(x: 1, y: 1), Point(x: -1, y: 1)]
+        for (k, (points, radius)) in rings.enumerated() {
+            guard var corners = Self.fitSquare(points, centre: centre) else {
+                if k == 0 { return nil }
+                continue
+            }
             let turn = (0..<4).min { a, b in
-                (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + a) % 4], inner[$1], centre) }
-                    < (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + b) % 4], inner[$1], centre) }
+                (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + a) % 4], reference[$1], centre) }
+                    < (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + b) % 4], reference[$1], centre) }
             } ?? 0
             corners = (0..<4).map { corners[($0 + turn) % 4] }
-            from += square.map { Point(x: $0.x / 3.5 * radius, y: $0.y / 3.5 * radius) }
+            from += unit.map { Point(x: $0.x * radius, y: $0.y * radius) }
             to += corners
         }
+        return (from, to)
+    }
+
+    /// The symbol around a core read as compact or full-range, from the grid `start` the inner
+    /// square gives, fitted again (least squares) to the rings' corners `from` → `to`.
+    func readCore(full: Bool, start: Homography, from: [Point], to: [Point]) -> (DecodedAztec, [Point])? {
+        var h = start
         if from.count > 4, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
         let r = full ? 7 : 5
-        log?("aztec: \(full ? "full-range" : "compact") core, corners \(inner.map { "(\(Int($0.x)),\(Int($0.y)))" })")
+        log?("aztec: \(full ? "full-range" : "compact") core, corners \(to.prefix(4).map { "(\(Int($0.x)),\(Int($0.y)))" })")
         // The orientation marks: before, at and after each corner, clockwise.
         let marks: [[(Int, Int)]] = [
             [(-r, -r + 1), (-r, -r), (-r + 1, -r)],
