@@ -46,7 +46,10 @@ struct AztecReader {
         guard let up = runs(-1), let down = runs(1) else { return nil }
         // The centre run is up[0] + down[0] - 1 long; the others four each way.
         let centre = up[0] + down[0] - 1
-        let all = Array(up[1..<5].reversed()) + [centre] + Array(down[1..<5])
+        var all = Array(up[1..<5].reversed()) + [centre] + Array(down[1..<5])
+        // The outer two runs were followed only until half a row's module long: lower bounds,
+        // and the column's module may be longer than the row's, so they are not measured again.
+        (all[0], all[8]) = (Int(4 * module) + 1, Int(4 * module) + 1)
         guard let m = Self.evenRuns(all), m < 2 * module, module < 2 * m else { return nil }
         let cy = Double(Int(y) - up[0] + 1) + Double(centre) / 2
         // The centre run again on the centre's own row.
