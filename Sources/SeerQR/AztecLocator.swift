@@ -71,19 +71,25 @@ struct AztecReader {
         var out = [[Point?]](repeating: [Point?](repeating: nil, count: rays), count: edges.count)
         let maxEdge = edges.max() ?? 1
         let limit = c.ring * (Double(maxEdge) + 2) * 1.6
+        // A change counts only when the new colour holds for a quarter of a module (at least a
+        // pixel): a speck of noise or a JPEG block's edge inside a ring does not.
+        let hold = max(2, Int(0.25 * c.ring / 0.5))
         for r in 0..<rays {
             let angle = Double(r) * 2 * Double.pi / Double(rays)
             let dx = cos(angle), dy = sin(angle)
             var t = 0.0, changes = 0
             var colour = true
             var last = Point(x: c.x, y: c.y)
+            func isDark(at t: Double) -> Bool? {
+                let xi = Int((c.x + dx * t).rounded(.down)), yi = Int((c.y + dy * t).rounded(.down))
+                guard xi >= 0, yi >= 0, xi < bin.width, yi < bin.height else { return nil }
+                return bin.isDark(xi, yi)
+            }
             while t < limit && changes < maxEdge {
                 t += 0.5
                 let px = c.x + dx * t, py = c.y + dy * t
-                let xi = Int(px.rounded(.down)), yi = Int(py.rounded(.down))
-                guard xi >= 0, yi >= 0, xi < bin.width, yi < bin.height else { break }
-                let dark = bin.isDark(xi, yi)
-                if dark != colour {
+                guard let dark = isDark(at: t) else { break }
+                if dark != colour && (1..<hold).allSatisfy({ isDark(at: t + 0.5 * Double($0)) ?? dark == dark }) {
                     changes += 1
                     colour = dark
                     let edge = Point(x: c.x + dx * (t - 0.25), y: c.y + dy * (t - 0.25))
@@ -384,6 +390,13 @@ struct AztecReader {
                 }
             }
             if mode.rune {
+                // A rune is the core alone: its mode message checks with only five words of four
+                // bits, so it is taken only where light surrounds it (the two rings outside it
+                // mostly light), never from a larger symbol's core.
+                guard Self.quiet(outside: 5, in: { dark(h, $0, $1) }) else {
+                    log?("aztec: a rune's mode message, but no quiet zone round it")
+                    continue
+                }
                 let text = String(format: "%03d", mode.dataCodewords)
                 return (DecodedAztec(bytes: Array(text.utf8), gs1: false, eci: nil, compact: true, layers: 0, mirrored: o.mirrored), corners())
             }
@@ -545,6 +558,22 @@ struct AztecReader {
             }
             return sw > 0 ? (x + sx / sw, y + sy / sw) : (x, y)
         }
+    }
+
+    /// Whether the two square rings of modules just outside the square of half-side `half` are
+    /// nine tenths light (`dark` gives a module's colour, nil outside the image: a symbol filling
+    /// its picture has no dark there).
+    static func quiet(outside half: Int, in dark: (Double, Double) -> Bool?) -> Bool {
+        var darkCount = 0, total = 0
+        for r in (half + 1)...(half + 2) {
+            for t in -r..<r {
+                for (x, y) in [(t, -r), (r, t), (-t, r), (-r, -t)] {
+                    total += 1
+                    if dark(Double(x), Double(y)) == true { darkCount += 1 }
+                }
+            }
+        }
+        return darkCount * 10 <= total
     }
 
     /// Upright symbol coordinates to the image grid's: mirrored (transposed) first, then turned a
