@@ -277,11 +277,12 @@ struct AztecReader {
         // as compact first, then as full-range (the mode message's check decides).
         let nearlyFull = light5 * 10 >= total5 * 7 && dark6 * 10 >= total6 * 7
         let modes = likelyFull ? [true] : nearlyFull ? [false, true] : [false]
+        var misses = Int.max
         for full in modes {
             // Every ring's corners, turned to match the inner square's, fitted together.
             let rings = [(edges[1], 3.5), (edges[0], 2.5)] + (full ? [(edges[2], 4.5), (edges[3], 5.5)] : [])
             if let (from, to) = Self.squares(rings, reference: inner, centre: centre),
-                let read = readCore(full: full, start: h, from: from, to: to)
+                let read = readCore(full: full, start: h, from: from, to: to, misses: &misses)
             {
                 return read
             }
@@ -289,7 +290,10 @@ struct AztecReader {
         // Blur and the threshold widen the dark rings (or the light ones) and so move each edge by
         // the same amount outwards or inwards, which scales the grid the edges give. The middles
         // of the rings between two edges do not move: the grid is fitted again on them (the light
-        // ring at 3 and the dark one at 2; at 4 and 5 in a full-range core too).
+        // ring at 3 and the dark one at 2; at 4 and 5 in a full-range core too). Only where the
+        // first grid nearly found the orientation marks (a target that is no Aztec core misses
+        // about half of them).
+        guard misses <= 4 else { return nil }
         let more = edgePoints(c, edges: [2], rays: rays)[0]
         func middles(_ a: [Point?], _ b: [Point?]) -> [Point?] {
             zip(a, b).map { p, q in
@@ -305,7 +309,7 @@ struct AztecReader {
                 let start = Homography(leastSquaresFrom: from, to: to)
             else { continue }
             log?("aztec: grid fitted on the rings' middles")
-            if let read = readCore(full: full, start: start, from: from, to: to) { return read }
+            if let read = readCore(full: full, start: start, from: from, to: to, misses: &misses) { return read }
         }
         return nil
     }
@@ -334,7 +338,8 @@ struct AztecReader {
 
     /// The symbol around a core read as compact or full-range, from the grid `start` the inner
     /// square gives, fitted again (least squares) to the rings' corners `from` → `to`.
-    func readCore(full: Bool, start: Homography, from: [Point], to: [Point]) -> (DecodedAztec, [Point])? {
+    /// `misses` is lowered to the fewest orientation marks any orientation missed.
+    func readCore(full: Bool, start: Homography, from: [Point], to: [Point], misses: inout Int) -> (DecodedAztec, [Point])? {
         var h = start
         if from.count > 4, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
         let r = full ? 7 : 5
@@ -364,6 +369,7 @@ struct AztecReader {
             }
         }
         orientations.sort { $0.misses < $1.misses }
+        misses = min(misses, orientations.first?.misses ?? misses)
         log?("aztec: orientation marks \(orientations.prefix(3).map { "\($0.rotation)\($0.mirrored ? "m" : "") misses \($0.misses)" })")
         for o in orientations where o.misses <= 2 {
             var bits: [Bool] = []
