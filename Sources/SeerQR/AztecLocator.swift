@@ -46,7 +46,10 @@ struct AztecReader {
         guard let up = runs(-1), let down = runs(1) else { return nil }
         // The centre run is up[0] + down[0] - 1 long; the others four each way.
         let centre = up[0] + down[0] - 1
-        let all = Array(up[1..<5].reversed()) + [centre] + Array(down[1..<5])
+        var all = Array(up[1..<5].reversed()) + [centre] + Array(down[1..<5])
+        // The outer two runs were followed only until half a row's module long: lower bounds,
+        // and the column's module may be longer than the row's, so they are not measured again.
+        (all[0], all[8]) = (Int(4 * module) + 1, Int(4 * module) + 1)
         guard let m = Self.evenRuns(all), m < 2 * module, module < 2 * m else { return nil }
         let cy = Double(Int(y) - up[0] + 1) + Double(centre) / 2
         // The centre run again on the centre's own row.
@@ -68,19 +71,25 @@ struct AztecReader {
         var out = [[Point?]](repeating: [Point?](repeating: nil, count: rays), count: edges.count)
         let maxEdge = edges.max() ?? 1
         let limit = c.ring * (Double(maxEdge) + 2) * 1.6
+        // A change counts only when the new colour holds for a quarter of a module (at least a
+        // pixel): a speck of noise or a JPEG block's edge inside a ring does not.
+        let hold = max(2, Int(0.25 * c.ring / 0.5))
         for r in 0..<rays {
             let angle = Double(r) * 2 * Double.pi / Double(rays)
             let dx = cos(angle), dy = sin(angle)
             var t = 0.0, changes = 0
             var colour = true
             var last = Point(x: c.x, y: c.y)
+            func isDark(at t: Double) -> Bool? {
+                let xi = Int((c.x + dx * t).rounded(.down)), yi = Int((c.y + dy * t).rounded(.down))
+                guard xi >= 0, yi >= 0, xi < bin.width, yi < bin.height else { return nil }
+                return bin.isDark(xi, yi)
+            }
             while t < limit && changes < maxEdge {
                 t += 0.5
                 let px = c.x + dx * t, py = c.y + dy * t
-                let xi = Int(px.rounded(.down)), yi = Int(py.rounded(.down))
-                guard xi >= 0, yi >= 0, xi < bin.width, yi < bin.height else { break }
-                let dark = bin.isDark(xi, yi)
-                if dark != colour {
+                guard let dark = isDark(at: t) else { break }
+                if dark != colour && (1..<hold).allSatisfy({ isDark(at: t + 0.5 * Double($0)) ?? dark == dark }) {
                     changes += 1
                     colour = dark
                     let edge = Point(x: c.x + dx * (t - 0.25), y: c.y + dy * (t - 0.25))
@@ -91,6 +100,52 @@ struct AztecReader {
             _ = last
         }
         return out
+    }
+
+    /// The middle of the dark centre module around (or next to) `c`: the centroid of its pixels,
+    /// nil when they run on beyond about a module (rings merged by blur or a coarse threshold).
+    func centreModule(_ c: BullsEye) -> Point? {
+        let reach = Int((1.3 * c.ring).rounded(.up)) + 1
+        let cx = Int(c.x.rounded(.down)), cy = Int(c.y.rounded(.down))
+        var start: (Int, Int)?
+        search: for r in 0...max(1, Int(c.ring / 2)) {
+            for dy in -r...r {
+                for dx in -r...r where max(abs(dx), abs(dy)) == r {
+                    let x = cx + dx, y = cy + dy
+                    if x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y) { start = (x, y); break search }
+                }
+            }
+        }
+        guard let (sx, sy) = start else { return nil }
+        let x0 = cx - reach, x1 = cx + reach, y0 = cy - reach, y1 = cy + reach
+        guard x0 >= 0, y0 >= 0, x1 < bin.width, y1 < bin.height else { return nil }
+        let side = 2 * reach + 1
+        var seen = [Bool](repeating: false, count: side * side)
+        var stack = [(sx, sy)]
+        seen[(sy - y0) * side + (sx - x0)] = true
+        var n = 0, sumX = 0, sumY = 0
+        while let (x, y) = stack.popLast() {
+            if x == x0 || x == x1 || y == y0 || y == y1 { return nil }
+            n += 1
+            sumX += x
+            sumY += y
+            for (nx, ny) in [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)] {
+                let k = (ny - y0) * side + (nx - x0)
+                if !seen[k] && bin.isDark(nx, ny) {
+                    seen[k] = true
+                    stack.append((nx, ny))
+                }
+            }
+        }
+        // Too small to be the centre module (a speck of noise).
+        guard Double(n) >= 0.2 * c.ring * c.ring else { return nil }
+        return Point(x: Double(sumX) / Double(n) + 0.5, y: Double(sumY) / Double(n) + 0.5)
+    }
+
+    /// The line through two points.
+    static func line(_ a: Point, _ b: Point) -> (p: Point, d: Point) {
+        let l = max(hypot(b.x - a.x, b.y - a.y), 1e-9)
+        return (a, Point(x: (b.x - a.x) / l, y: (b.y - a.y) / l))
     }
 
     /// The four corners (clockwise in the image) of the square whose edge the points trace.
@@ -172,13 +227,32 @@ struct AztecReader {
     }
 
     /// A decoded symbol and its corners in this image's pixels (TL, TR, BR, BL as it reads).
-    func read(_ c: BullsEye) -> (DecodedAztec, [Point])? {
-        let centre = Point(x: c.x, y: c.y)
+    func read(_ found: BullsEye) -> (DecodedAztec, [Point])? {
+        // The rays count colour changes from a dark start: they must leave from inside the centre
+        // module, so the centre is taken again as that module's middle (a row's and a column's
+        // runs through a turned module can end off its middle by half a module).
+        var c = found
+        if let middle = centreModule(c) { (c.x, c.y) = (middle.x, middle.y) }
+        var centre = Point(x: c.x, y: c.y)
         let rays = 64
         // Edges 3–6 lie on the squares at 2.5, 3.5, 4.5 and 5.5 modules (the last two in
         // full-range symbols only).
-        let edges = edgePoints(c, edges: [3, 4, 5, 6], rays: rays)
-        guard let inner = Self.fitSquare(edges[1], centre: centre) else {
+        var edges = edgePoints(c, edges: [3, 4, 5, 6], rays: rays)
+        var square35 = Self.fitSquare(edges[1], centre: centre)
+        // Where the square's diagonals cross a module or more away from where the rays left,
+        // they are cast again from there.
+        if let s = square35, let middle = Self.intersect(Self.line(s[0], s[2]), Self.line(s[1], s[3])),
+            hypot(middle.x - c.x, middle.y - c.y) > 0.25 * c.ring,
+            hypot(middle.x - c.x, middle.y - c.y) < 2 * c.ring
+        {
+            var moved = c
+            (moved.x, moved.y) = (middle.x, middle.y)
+            let again = edgePoints(moved, edges: [3, 4, 5, 6], rays: rays)
+            if let s2 = Self.fitSquare(again[1], centre: middle) {
+                (c, centre, edges, square35) = (moved, middle, again, s2)
+            }
+        }
+        guard let inner = square35 else {
             log?("aztec: no square at 3.5 modules")
             return nil
         }
@@ -202,31 +276,74 @@ struct AztecReader {
         // Blur or a coarse threshold can hide a full-range core's rings: one nearly there is read
         // as compact first, then as full-range (the mode message's check decides).
         let nearlyFull = light5 * 10 >= total5 * 7 && dark6 * 10 >= total6 * 7
-        for full in likelyFull ? [true] : nearlyFull ? [false, true] : [false] {
-            if let read = readCore(full: full, start: h, edges: edges, inner: inner, centre: centre) { return read }
+        let modes = likelyFull ? [true] : nearlyFull ? [false, true] : [false]
+        var misses = Int.max
+        for full in modes {
+            // Every ring's corners, turned to match the inner square's, fitted together.
+            let rings = [(edges[1], 3.5), (edges[0], 2.5)] + (full ? [(edges[2], 4.5), (edges[3], 5.5)] : [])
+            if let (from, to) = Self.squares(rings, reference: inner, centre: centre),
+                let read = readCore(full: full, start: h, from: from, to: to, misses: &misses)
+            {
+                return read
+            }
+        }
+        // Blur and the threshold widen the dark rings (or the light ones) and so move each edge by
+        // the same amount outwards or inwards, which scales the grid the edges give. The middles
+        // of the rings between two edges do not move: the grid is fitted again on them (the light
+        // ring at 3 and the dark one at 2; at 4 and 5 in a full-range core too). Only where the
+        // first grid nearly found the orientation marks (a target that is no Aztec core misses
+        // about half of them).
+        guard misses <= 4 else { return nil }
+        let more = edgePoints(c, edges: [2], rays: rays)[0]
+        func middles(_ a: [Point?], _ b: [Point?]) -> [Point?] {
+            zip(a, b).map { p, q in
+                guard let p, let q else { return nil }
+                return Point(x: (p.x + q.x) / 2, y: (p.y + q.y) / 2)
+            }
+        }
+        let ring3 = middles(edges[0], edges[1]), ring2 = middles(more, edges[0])
+        guard let square3 = Self.fitSquare(ring3, centre: centre) else { return nil }
+        for full in modes {
+            let rings = [(ring3, 3.0), (ring2, 2.0)] + (full ? [(middles(edges[1], edges[2]), 4.0), (middles(edges[2], edges[3]), 5.0)] : [])
+            guard let (from, to) = Self.squares(rings, reference: square3, centre: centre),
+                let start = Homography(leastSquaresFrom: from, to: to)
+            else { continue }
+            log?("aztec: grid fitted on the rings' middles")
+            if let read = readCore(full: full, start: start, from: from, to: to, misses: &misses) { return read }
         }
         return nil
     }
 
-    /// The symbol around a core read as compact or full-range, from the grid `start` the inner square gives.
-    func readCore(full: Bool, start: Homography, edges: [[Point?]], inner: [Point], centre: Point) -> (DecodedAztec, [Point])? {
-        var h = start
-        let square = [Point(x: -3.5, y: -3.5), Point(x: 3.5, y: -3.5), Point(x: 3.5, y: 3.5), Point(x: -3.5, y: 3.5)]
-        // Every ring's corners, turned to match the inner square's, fitted together.
-        var from = square, to = inner
-        for (k, radius) in [(0, 2.5), (2, 4.5), (3, 5.5)] where full || k == 0 {
-            guard var corners = Self.fitSquare(edges[k], centre: centre) else { continue }
+    /// Module and image points of the corners of the squares the rings' points trace (`radius` in
+    /// modules), each square turned to match `reference` (the first ring's): nil when the first
+    /// ring gives no square.
+    static func squares(_ rings: [([Point?], Double)], reference: [Point], centre: Point) -> ([Point], [Point])? {
+        var from: [Point] = [], to: [Point] = []
+        let unit = [Point(x: -1, y: -1), Point(x: 1, y: -1), Point(x: 1, y: 1), Point(x: -1, y: 1)]
+        for (k, (points, radius)) in rings.enumerated() {
+            guard var corners = Self.fitSquare(points, centre: centre) else {
+                if k == 0 { return nil }
+                continue
+            }
             let turn = (0..<4).min { a, b in
-                (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + a) % 4], inner[$1], centre) }
-                    < (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + b) % 4], inner[$1], centre) }
+                (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + a) % 4], reference[$1], centre) }
+                    < (0..<4).reduce(0.0) { $0 + Self.angleBetween(corners[($1 + b) % 4], reference[$1], centre) }
             } ?? 0
             corners = (0..<4).map { corners[($0 + turn) % 4] }
-            from += square.map { Point(x: $0.x / 3.5 * radius, y: $0.y / 3.5 * radius) }
+            from += unit.map { Point(x: $0.x * radius, y: $0.y * radius) }
             to += corners
         }
+        return (from, to)
+    }
+
+    /// The symbol around a core read as compact or full-range, from the grid `start` the inner
+    /// square gives, fitted again (least squares) to the rings' corners `from` → `to`.
+    /// `misses` is lowered to the fewest orientation marks any orientation missed.
+    func readCore(full: Bool, start: Homography, from: [Point], to: [Point], misses: inout Int) -> (DecodedAztec, [Point])? {
+        var h = start
         if from.count > 4, let fitted = Homography(leastSquaresFrom: from, to: to) { h = fitted }
         let r = full ? 7 : 5
-        log?("aztec: \(full ? "full-range" : "compact") core, corners \(inner.map { "(\(Int($0.x)),\(Int($0.y)))" })")
+        log?("aztec: \(full ? "full-range" : "compact") core, corners \(to.prefix(4).map { "(\(Int($0.x)),\(Int($0.y)))" })")
         // The orientation marks: before, at and after each corner, clockwise.
         let marks: [[(Int, Int)]] = [
             [(-r, -r + 1), (-r, -r), (-r + 1, -r)],
@@ -252,6 +369,7 @@ struct AztecReader {
             }
         }
         orientations.sort { $0.misses < $1.misses }
+        misses = min(misses, orientations.first?.misses ?? misses)
         log?("aztec: orientation marks \(orientations.prefix(3).map { "\($0.rotation)\($0.mirrored ? "m" : "") misses \($0.misses)" })")
         for o in orientations where o.misses <= 2 {
             var bits: [Bool] = []
@@ -278,6 +396,13 @@ struct AztecReader {
                 }
             }
             if mode.rune {
+                // A rune is the core alone: its mode message checks with only five words of four
+                // bits, so it is taken only where light surrounds it (the two rings outside it
+                // mostly light), never from a larger symbol's core.
+                guard Self.quiet(outside: 5, in: { dark(h, $0, $1) }) else {
+                    log?("aztec: a rune's mode message, but no quiet zone round it")
+                    continue
+                }
                 let text = String(format: "%03d", mode.dataCodewords)
                 return (DecodedAztec(bytes: Array(text.utf8), gs1: false, eci: nil, compact: true, layers: 0, mirrored: o.mirrored), corners())
             }
@@ -439,6 +564,22 @@ struct AztecReader {
             }
             return sw > 0 ? (x + sx / sw, y + sy / sw) : (x, y)
         }
+    }
+
+    /// Whether the two square rings of modules just outside the square of half-side `half` are
+    /// nine tenths light (`dark` gives a module's colour, nil outside the image: a symbol filling
+    /// its picture has no dark there).
+    static func quiet(outside half: Int, in dark: (Double, Double) -> Bool?) -> Bool {
+        var darkCount = 0, total = 0
+        for r in (half + 1)...(half + 2) {
+            for t in -r..<r {
+                for (x, y) in [(t, -r), (r, t), (-t, r), (-r, -t)] {
+                    total += 1
+                    if dark(Double(x), Double(y)) == true { darkCount += 1 }
+                }
+            }
+        }
+        return darkCount * 10 <= total
     }
 
     /// Upright symbol coordinates to the image grid's: mirrored (transposed) first, then turned a

@@ -134,6 +134,67 @@ import Testing
         #expect(found.first?.text == expected, "\(name)")
     }
 
+    /// A compact core (the bull's-eye, dark centre, and a light mode message ring) of `module`
+    /// pixels a module centred in a picture of `side` pixels, with `dark(x, y)` deciding the
+    /// modules outside the bull's-eye (module coordinates from the centre).
+    static func core(module: Int, side: Int, dark: (Int, Int) -> Bool = { _, _ in false }) -> BinaryImage {
+        let c = side / 2 - module / 2
+        var bits = [UInt8](repeating: 0, count: side * side)
+        for y in 0..<side {
+            for x in 0..<side {
+                let mx = Int((Double(x - c) / Double(module)).rounded(.down)), my = Int((Double(y - c) / Double(module)).rounded(.down))
+                let ring = max(abs(mx), abs(my))
+                let isDark = ring <= 4 ? ring % 2 == 0 : dark(mx, my)
+                bits[y * side + x] = isDark ? 1 : 0
+            }
+        }
+        return BinaryImage(width: side, height: side, bits: bits)
+    }
+
+    @Test("a ray's colour change counts only when the new colour holds: a speck inside a ring moves no edge")
+    func raysIgnoreSpecks() throws {
+        let module = 8, side = 160
+        var bin = Self.core(module: module, side: side)
+        let centre = Double(side / 2 - module / 2) + Double(module) / 2
+        // One dark pixel inside the light ring at 3 modules, on the ray going right.
+        var bits = bin.bits
+        bits[Int(centre) * side + Int(centre + 3.0 * Double(module))] = 1
+        bin = BinaryImage(width: side, height: side, bits: bits)
+        let reader = AztecReader(bin: bin)
+        let eye = BullsEye(x: centre, y: centre, ring: Double(module), hits: 1)
+        let edges = reader.edgePoints(eye, edges: [4], rays: 64)[0]
+        // Ray 0 runs right along the centre row: its fourth change is the edge at 3.5 modules.
+        let right = try #require(edges[0])
+        #expect(abs(right.x - (centre + 3.5 * Double(module))) <= 1, "\(right)")
+        let square = try #require(AztecReader.fitSquare(edges, centre: Point(x: centre, y: centre)))
+        for corner in square {
+            #expect(abs(abs(corner.x - centre) - 3.5 * Double(module)) <= 1.5, "\(square)")
+            #expect(abs(abs(corner.y - centre) - 3.5 * Double(module)) <= 1.5, "\(square)")
+        }
+    }
+
+    @Test("rays leave from the centre module's middle when the bull's-eye was found off it")
+    func centreModuleMiddle() throws {
+        let module = 8, side = 160
+        let reader = AztecReader(bin: Self.core(module: module, side: side))
+        let centre = Double(side / 2 - module / 2) + Double(module) / 2
+        // Found at the centre module's edge (as a row and a column through a turned module can put it).
+        let eye = BullsEye(x: centre + 3.5, y: centre - 3.5, ring: Double(module), hits: 1)
+        let middle = try #require(reader.centreModule(eye))
+        #expect(abs(middle.x - centre) < 0.5 && abs(middle.y - centre) < 0.5, "\(middle)")
+    }
+
+    @Test("a rune is taken only where no dark surrounds its core")
+    func runeNeedsQuietZone() {
+        // Light all round, or the picture's edge: quiet.
+        #expect(AztecReader.quiet(outside: 5, in: { _, _ in false }))
+        #expect(AztecReader.quiet(outside: 5, in: { _, _ in nil }))
+        // A full-range core's dark ring at 6 modules: not a rune.
+        #expect(!AztecReader.quiet(outside: 5, in: { x, y in max(abs(x), abs(y)) == 6 }))
+        // Data modules around the core, about half dark: not a rune.
+        #expect(!AztecReader.quiet(outside: 5, in: { x, y in (Int(x) + 2 * Int(y)) % 3 == 0 }))
+    }
+
     @Test("a photo with no code reads no Aztec symbol")
     func noCode() throws {
         let path = Fixtures.root.appendingPathComponent("TestImages/codes/nocode/falsepositives-2-07.png").path
