@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import SeerCodegen
 import SeerImage
-import Synchronization
 import Testing
 
 @testable import SeerQR
@@ -11,23 +10,6 @@ import Testing
 /// patches of bars (`ReadSession.barCrops`): a barcode beside a QR Code is still read, where it lies.
 @Suite("Scans of the bar patches")
 struct BarPatchScanTests {
-    final class Trace: LogHandler, Sendable {
-        let lines = Mutex<[String]>([])
-        var metadata: Logger.Metadata {
-            get { [:] }
-            set {}
-        }
-        var logLevel: Logger.Level {
-            get { .trace }
-            set {}
-        }
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { nil }
-            set {}
-        }
-        func log(event: LogEvent) { lines.withLock { $0.append(event.message.description) } }
-    }
-
     /// A light page with `parts` drawn at their places.
     static func page(width: Int, height: Int, _ parts: [(image: GrayImage, x: Int, y: Int)]) -> GrayImage {
         var pixels = [UInt8](repeating: 225, count: width * height)
@@ -42,7 +24,7 @@ struct BarPatchScanTests {
     }
 
     static func read(_ image: GrayImage) -> (symbols: [Symbol], trace: [String]) {
-        let trace = Trace()
+        let trace = DecoderInputTests.Trace()
         var logger = Logger(label: "seer.test") { _ in trace }
         logger.logLevel = .trace
         #if DEBUG
