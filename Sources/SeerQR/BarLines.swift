@@ -38,6 +38,23 @@ extension ReadSession {
         func point(_ t: Double, _ s: Double) -> Point { Point(x: centre.x + t * u.x + s * v.x, y: centre.y + t * u.y + s * v.y) }
     }
 
+    /// The boxes of the linear codes read (other than `except`'s), in work coordinates: a patch of
+    /// bars touching one (``patch(_:scale:touches:)``) is that code's bars.
+    func linearCodeBoxes(except: Symbology? = nil) -> [(x0: Double, y0: Double, x1: Double, y1: Double)] {
+        found.filter { !$0.raw.symbology.isMatrix && $0.raw.symbology != except }.map { f in
+            (x0: f.corners.map(\.x).min()!, y0: f.corners.map(\.y).min()!, x1: f.corners.map(\.x).max()!, y1: f.corners.map(\.y).max()!)
+        }
+    }
+
+    /// Whether a patch of bars (reduced-level pixels; `scale` to work coordinates) touches one of `boxes`.
+    static func patch(
+        _ patch: BarEvidence.Patch, scale: (Double, Double), touches boxes: [(x0: Double, y0: Double, x1: Double, y1: Double)]
+    ) -> Bool {
+        let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
+        let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
+        return boxes.contains { $0.x0 <= x1 && $0.x1 >= x0 && $0.y0 <= y1 && $0.y1 >= y0 }
+    }
+
     mutating func readAcrossPatches() {
         // EAN/UPC and Code 128 while no linear code is read; DataBar Limited in patches no linear
         // code read touches.
@@ -45,16 +62,11 @@ extension ReadSession {
         let limited = options.symbologies.contains(.databarLimited)
         guard ean || limited, showsBars(), let (_, scale) = level(.reduced) else { return }
         let patches = barPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
-        // The boxes of the linear codes read: a patch touching one is that code's bars.
-        let linear = found.filter { !$0.raw.symbology.isMatrix }.map { f in
-            (x0: f.corners.map(\.x).min()!, y0: f.corners.map(\.y).min()!, x1: f.corners.map(\.x).max()!, y1: f.corners.map(\.y).max()!)
-        }
+        let linear = linearCodeBoxes()
         if debug { debugLog("bar lines: \(patches.count) patches") }
         for patch in patches {
             if outOfTime { return }
-            let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
-            let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
-            if linear.contains(where: { $0.x0 <= x1 && $0.x1 >= x0 && $0.y0 <= y1 && $0.y1 >= y0 }) {
+            if Self.patch(patch, scale: scale, touches: linear) {
                 if debug { debugLog("bar lines: patch of \(patch.cells) cells holds a linear code read") }
                 continue
             }

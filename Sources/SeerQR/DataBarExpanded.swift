@@ -500,15 +500,13 @@ extension ReadSession {
         // A small image may hold modules of one pixel, which samples between pixels blur into grey:
         // two samples a pixel keep them.
         let step = max(image.width, image.height) <= Self.smallImageSide ? 0.5 : 1
-        // The boxes of the other linear codes read: a patch touching one is that code's bars.
-        let others = found.filter { !$0.raw.symbology.isMatrix && $0.raw.symbology != .databarExpanded }.map { f in
-            (x0: f.corners.map(\.x).min()!, y0: f.corners.map(\.y).min()!, x1: f.corners.map(\.x).max()!, y1: f.corners.map(\.y).max()!)
-        }
+        // A patch touching another linear code read is that code's bars.
+        let others = linearCodeBoxes(except: .databarExpanded)
         for patch in patches {
             if outOfTime { return }
             let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
             let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
-            if others.contains(where: { $0.x0 <= x1 && $0.x1 >= x0 && $0.y0 <= y1 && $0.y1 >= y0 }) { continue }
+            if Self.patch(patch, scale: scale, touches: others) { continue }
             let centre = Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2)
             let angle = edgeAngle(patch) ?? patch.angle
             let u = Point(x: cos(angle), y: sin(angle)), v = Point(x: -sin(angle), y: cos(angle))

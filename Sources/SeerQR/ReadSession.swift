@@ -96,15 +96,16 @@ struct ReadSession {
         min(Double(options.timeBudgetMilliseconds + options.timePerCodeMilliseconds * codesSeen), limitMilliseconds)
     }
 
-    /// Why a zbar scan of `pixels` is not begun, or `nil` to begin it: a scan cannot stop part way,
-    /// so one that would end past the budget, at the rate of this read's scans before it, would run
-    /// the read over its budget by as long as it takes (on a 12-MP photo with nothing to read, most
-    /// of the budget again) — the budget is a bound, not where the last scan begins.
-    func zbarOverrun(pixels: Int) -> String? {
-        guard let zbarCost else { return nil }
+    /// Whether a zbar scan of `pixels` would end past the budget, at the rate of this read's scans
+    /// before it: a scan cannot stop part way, so one begun then would run the read over its budget
+    /// by as long as it takes (on a 12-MP photo with nothing to read, most of the budget again) —
+    /// the budget is a bound, not where the last scan begins. Such a scan is not begun.
+    func zbarOverruns(_ pass: CodePass, pixels: Int) -> Bool {
+        guard let zbarCost else { return false }
         let estimate = zbarCost * Double(pixels)
-        guard elapsedMs + estimate > budgetMilliseconds else { return nil }
-        return "about \(Int(estimate)) ms, past the budget"
+        guard elapsedMs + estimate > budgetMilliseconds else { return false }
+        if debug { debugLog("stop before \(pass): about \(Int(estimate)) ms, past the budget") }
+        return true
     }
 
     /// The codes the photo shows so far: those read, or a third of the strong finder patterns seen,
@@ -206,10 +207,7 @@ struct ReadSession {
             // A work image decoded small: full detail for the bars is the finer decoding, made
             // while nothing is read (its cost is a second decoding of the photo).
             guard found.isEmpty else { return }
-            if let reason = zbarOverrun(pixels: 4 * work.width * work.height) {
-                if debug { debugLog("stop before \(pass): \(reason)") }
-                return
-            }
+            if zbarOverruns(pass, pixels: 4 * work.width * work.height) { return }
             if finerImage == nil { finerImage = .some(finer?()) }
             guard let image = finerImage ?? nil, image.width > work.width else { return }
             guard zbarScans.insert("finer/\(filter)").inserted else { return }
@@ -219,10 +217,7 @@ struct ReadSession {
             inverted = false
         case .zbar(let level, let filter):
             guard let (image, scale) = self.level(level) else { return }
-            if let reason = zbarOverrun(pixels: image.width * image.height) {
-                if debug { debugLog("stop before \(pass): \(reason)") }
-                return
-            }
+            if zbarOverruns(pass, pixels: image.width * image.height) { return }
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
             if barsOnly, let crops = barCrops(image, scale: scale) {
