@@ -270,14 +270,15 @@ struct Calibration: Sendable {
         return 1 / (1 + exp(-zip(weights.dropFirst(), x).reduce(weights[0]) { $0 + $1.0 * $1.1 }))
     }
 
-    /// The shipped weights: `calibrate.py --ridge 3 --weigh synthetic=0.2 synthetic-us=0.2 --swift` over
-    /// the findings of the plate sets (region given, read by the default recogniser: US plates by
+    /// The shipped weights: `calibrate.py --ridge 3 --weigh synthetic=0.2 synthetic-us=0.2 --photo-scale --swift`
+    /// over the findings of the plate sets (region given, read by the default recogniser: US plates by
     /// glyphs and the sequence recogniser combined), of the photos with no plate and of 400 rendered
     /// scenes of text that is not a plate (`negatives.py`, each reading weighed a fifth of a photo's),
-    /// the photos and scenes read both with no region and as US plates (docs/plates.md).
+    /// the photos and scenes read both with no region and as US plates; the fit's log-odds then
+    /// rescaled (two numbers, folded in) so that the photos' readings are calibrated (docs/plates.md).
     static let standard = Calibration(weights: [
-        -11.3924, 2.01027, -0.129335, 0.593964, 2.90665, 1.81143, -1.05114, 0.971982, -0.337935, -0.610919, 0.266896,
-        -0.999461, 0.144273, -0.247619, 3.45086, 0.959887, 1.90181, -0.811161, -0.603049, 3.40175, -1.53256, -0.0443607,
-        -0.241261, 0.449783, -21.153, -9.3266, 1.14452, 1.00462, -0.574949,
+        -12.3289, 2.23341, -0.119868, 0.6564, 3.26124, 2.01939, -1.22546, 1.08805, -0.373964, -0.674917, 0.309503,
+        -1.10374, 0.166657, -0.272598, 3.83682, 1.07784, 2.12286, -0.895287, -0.690833, 3.76834, -1.77563, -0.0499313,
+        -0.304178, 0.436089, -23.6251, -10.3342, 1.27777, 1.11943, -0.635063,
     ])
 }

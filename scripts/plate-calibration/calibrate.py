@@ -83,6 +83,15 @@ def fit(X, y, ridge=1.0, iterations=50, sample=None):
     return np.concatenate([[w[0] - (raw * mean).sum()], raw])
 
 
+def rescale(w, X, y, floor=0.0):
+    """The weights w with their log-odds z rescaled to a * z + b, a and b fitted on (X, y) alone,
+    on the readings w gives at least `floor`."""
+    z = w[0] + X @ w[1:]
+    m = z >= math.log(floor / (1 - floor)) if floor > 0 else np.ones(len(z), dtype=bool)
+    b, a = fit(z[m][:, None], y[m], ridge=1e-3)
+    return np.concatenate([[a * w[0] + b], a * w[1:]])
+
+
 def predict(w, X):
     return 1 / (1 + np.exp(-(w[0] + X @ w[1:])))
 
@@ -125,6 +134,11 @@ def main():
                         help="readings that do not mix letters and digits (a word or a number) get confidence 0 "
                              "unless the plate's border runs along every side at least this far, as the reader "
                              "does (Calibration.wordFrame); 0 turns the rule off")
+    parser.add_argument("--photo-scale", action="store_true",
+                        help="after the fit, rescale its log-odds (a * z + b, two numbers fitted on the photo sets' "
+                             "readings alone, not the weighed ones) so that photos are calibrated; folded into the weights")
+    parser.add_argument("--photo-scale-floor", type=float, default=0.0,
+                        help="fit the rescaling on the readings the model gives at least this")
     parser.add_argument("--predictions", help="write each reading with its cross-validated confidence `p` here (JSON lines)")
     args = parser.parse_args()
     rows, photos = load(args.sets)
@@ -135,6 +149,17 @@ def main():
     weigh = {k: float(v) for k, v in (item.split("=", 1) for item in args.weigh)}
     sample = np.array([weigh.get(r["name"], 1.0) for r in rows])
     cv = np.zeros(len(rows))
+    # The readers' disagreement rule and the rule for words and numbers come before the model, as
+    # in the reader (below); the photo rescaling is fitted on the readings they leave.
+    agreement = NAMES.index("agreement")
+    mixed, frame_min, sides_min = NAMES.index("mixed"), NAMES.index("frame min"), NAMES.index("sides min")
+    def unframed_word(M):
+        return (M[:, mixed] == 0) & (np.minimum(M[:, frame_min], M[:, sides_min]) < args.word_frame)
+    ruled = (X[:, agreement] < args.least_agreement) | unframed_word(X)
+    photo_rows = np.array([r["name"] not in weigh for r in rows], dtype=bool) & ~ruled
+    def fitted(m):
+        w = fit(X[m], y[m], args.ridge, sample=sample[m])
+        return rescale(w, X[m & photo_rows], y[m & photo_rows], args.photo_scale_floor) if args.photo_scale else w
     if args.folds == "set":
         fold_of = [r["name"] for r in rows]
     else:
@@ -156,19 +181,14 @@ def main():
             if ex.any() and args.folds != "set":
                 extra_cv[ex] = predict(wp, EX[ex]) * predict(wr, EX[ex])
         else:
-            w = fit(X[train], y[train], args.ridge, sample=sample[train])
+            w = fitted(train)
             cv[~train] = predict(w, X[~train])
             if ex.any() and args.folds != "set":
                 extra_cv[ex] = predict(w, EX[ex])
-    # The readers' disagreement rule comes before the model, as in the reader.
-    agreement = NAMES.index("agreement")
+    # The readers' disagreement rule; the rule for words and numbers: only a whole border makes them a plate.
     cv[X[:, agreement] < args.least_agreement] = 0
     if len(extra_rows):
         extra_cv[EX[:, agreement] < args.least_agreement] = 0
-    # So does the rule for words and numbers: only a whole border makes them a plate.
-    mixed, frame_min, sides_min = NAMES.index("mixed"), NAMES.index("frame min"), NAMES.index("sides min")
-    def unframed_word(M):
-        return (M[:, mixed] == 0) & (np.minimum(M[:, frame_min], M[:, sides_min]) < args.word_frame)
     cv[unframed_word(X)] = 0
     if len(extra_rows):
         extra_cv[unframed_word(EX)] = 0
@@ -219,7 +239,7 @@ def main():
     if args.factored:
         models = {"plate": fit(X, on, args.ridge, sample=sample), "exact": fit(X[on == 1], y[on == 1], args.ridge, sample=sample[on == 1])}
     else:
-        models = {"single": fit(X, y, args.ridge, sample=sample)}
+        models = {"single": fitted(np.ones(len(X), dtype=bool))}
     for title, w in models.items():
         print(f"\nWeights of the {title} model fitted on every set (raw feature units), bias first:")
         for name, v in zip(["bias"] + NAMES, w):
