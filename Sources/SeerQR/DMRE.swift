@@ -982,27 +982,31 @@ extension ReadSession {
         if debug { debugLog("dmre: binarised in \(elapsedMs - started) ms") }
         readDMRE(DMRELocator(gray: image, bin: bin), scale: scale)
         // Light modules on a dark ground (marked metal, a label printed in negative): the level
-        // inverted, where nothing was read yet. Its regions are those lighter than their
-        // surroundings, so plain paper stays light in both.
-        if !found.contains(where: { $0.raw.symbology == .datamatrix }), !outOfTime {
+        // inverted, when nothing at all was read in a close-up (a level no larger than libdmtx's
+        // small pictures). Its regions are those lighter than their surroundings, so plain paper
+        // stays light in both. The four largest only. On a larger photo with no code the
+        // binarisation, the regions and their outlines cost a tenth of the read and more.
+        if found.isEmpty, image.width * image.height <= Self.dataMatrixSmallSide * Self.dataMatrixSmallSide, !outOfTime {
             let inverted = image.inverted()
             if debug { debugLog("dmre: light on dark") }
-            readDMRE(DMRELocator(gray: inverted, bin: binarize(inverted, .local)), scale: scale)
+            readDMRE(DMRELocator(gray: inverted, bin: binarize(inverted, .local)), scale: scale, limit: 4)
         }
         if debug { debugLog("dmre: \(String(format: "%.1f", elapsedMs - started)) ms") }
     }
 
     /// Reads the regions `locator` outlines on the reduced level (`scale`: its pixels in the work image's).
-    mutating func readDMRE(_ locator: DMRELocator, scale: (Double, Double)) {
+    mutating func readDMRE(_ locator: DMRELocator, scale: (Double, Double), limit: Int = 10) {
         let started = elapsedMs
         let logger = self.logger
-        let candidates = locator.candidates(limit: 10, squares: true, log: debug ? { logger.trace("\($0)") } : nil)
+        let candidates = locator.candidates(limit: limit, squares: true, log: debug ? { logger.trace("\($0)") } : nil)
         if debug { debugLog("dmre: \(candidates.count) candidates on \(locator.gray.width)x\(locator.gray.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
         for outline in candidates {
             if outOfTime { break }
             let centre = Point(
                 x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
-            if found.contains(where: { $0.raw.symbology == .datamatrix && $0.contains(centre) }) { continue }
+            // Where a code is read already (a QR Code's region is as square as a DataMatrix's), no
+            // other lies.
+            if found.contains(where: { $0.contains(centre) }) { continue }
             guard let read = locator.read(outline, tables: [DMRE.table, DMRE.squareAndRectangleTable], log: debug ? { logger.trace("\($0)") } : nil) else { continue }
             if debug {
                 debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
