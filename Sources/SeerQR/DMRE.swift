@@ -506,6 +506,12 @@ struct DMRELocator {
             let k = Int(slot[Int(blobOf[i])])
             if k >= 0 { runsOf[k].append((runY[i], runX0[i], runX1[i])) }
         }
+        // A square's axis of inertia points anywhere: its sides run along its hull's tightest
+        // bounding rectangle instead. Along an axis at 45° to them, the extent below would reach
+        // far past the sides and take in specks around the symbol.
+        for k in shaped.indices where shaped[k].square {
+            if let axis = Self.tightestAxis(Self.convexHull(Self.hullPoints(runsOf[k]))) { shaped[k].axis = axis }
+        }
         var extents: [(lowU: Double, highU: Double, lowV: Double, highV: Double)] = []
         for (k, c) in shaped.enumerated() {
             let centre = blob(c.index).centre, axis = c.axis, across = Point(x: -axis.y, y: axis.x)
@@ -548,17 +554,62 @@ struct DMRELocator {
         return shaped.enumerated().flatMap { k, c -> [[Point]] in
             var b = blob(c.index)
             b.runs = runsOf[k]
-            let outline = Self.outline(b, centre: b.centre, axis: c.square ? nil : c.axis)
-            guard !c.square else { return outline.map { [$0] } ?? [] }
+            // A square along its tightest rectangle's axis, then its longest hull edge's.
+            var outlines = [Self.outline(b, centre: b.centre, axis: c.axis)] + (c.square ? [Self.outline(b, centre: b.centre, axis: nil)] : [])
             // A symbol seen at a slant is a sheared quadrilateral whose axis of inertia runs along
             // a diagonal, not a side: the largest quadrilateral on its hull's corners too, after
             // the outline along the axis (when that differs from it by more than a pixel or two).
-            guard let slanted = Self.outline(b, centre: b.centre, axis: nil, largest: true) else { return outline.map { [$0] } ?? [] }
-            guard let outline else { return [slanted] }
-            // The same corners may come in another order around: compared as sets of points.
-            let differs = slanted.contains { p in !outline.contains { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) <= 4 } }
-            return differs ? [outline, slanted] : [outline]
+            // So too for a square, whose longest hull edge can be a corner's bevel when its sides,
+            // bent or seen at a slant across the pixel grid, break into short edges.
+            outlines.append(Self.outline(b, centre: b.centre, axis: nil, largest: true))
+            var distinct: [[Point]] = []
+            for case let o? in outlines {
+                // The same corners may come in another order around: compared as sets of points.
+                let same = distinct.contains { d in !o.contains { p in !d.contains { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) <= 4 } } }
+                if !same { distinct.append(o) }
+            }
+            return distinct
         }
+    }
+
+    /// The corners of the pixels of `runs` that can be on their convex hull: each row's leftmost and
+    /// rightmost.
+    static func hullPoints(_ runs: [(y: Int32, x0: Int32, x1: Int32)]) -> [Point] {
+        guard let top = runs.map(\.y).min(), let bottom = runs.map(\.y).max() else { return [] }
+        var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
+        for r in runs {
+            let i = Int(r.y - top)
+            left[i] = min(left[i], r.x0)
+            right[i] = max(right[i], r.x1)
+        }
+        var points: [Point] = []
+        points.reserveCapacity(left.count * 4)
+        for i in 0..<left.count where left[i] <= right[i] {
+            let y = Double(Int(top) + i), x0 = Double(left[i]), x1 = Double(right[i])
+            points += [Point(x: x0, y: y), Point(x: x1, y: y), Point(x: x0, y: y + 1), Point(x: x1, y: y + 1)]
+        }
+        return points
+    }
+
+    /// The direction of the side of the smallest rectangle around `hull` (one of whose sides lies
+    /// along an edge of the hull), or nil for a hull of fewer than three corners.
+    static func tightestAxis(_ hull: [Point]) -> Point? {
+        guard hull.count >= 3 else { return nil }
+        var best: (area: Double, axis: Point)?
+        for i in hull.indices {
+            let a = hull[i], c = hull[(i + 1) % hull.count]
+            let length = ((c.x - a.x) * (c.x - a.x) + (c.y - a.y) * (c.y - a.y)).squareRoot()
+            guard length > 0 else { continue }
+            let u = Point(x: (c.x - a.x) / length, y: (c.y - a.y) / length)
+            var lowU = Double.infinity, highU = -Double.infinity, lowV = Double.infinity, highV = -Double.infinity
+            for p in hull {
+                let pu = p.x * u.x + p.y * u.y, pv = -p.x * u.y + p.y * u.x
+                lowU = min(lowU, pu); highU = max(highU, pu); lowV = min(lowV, pv); highV = max(highV, pv)
+            }
+            let area = (highU - lowU) * (highV - lowV)
+            if area < (best?.area ?? .infinity) { best = (area, u) }
+        }
+        return best?.axis
     }
 
     /// The four corners of a region's outline, in order around: the crossings of the lines of the
@@ -928,17 +979,34 @@ extension ReadSession {
         guard wantsDataMatrix, !outOfTime, let (image, scale) = level(.reduced) else { return }
         let started = elapsedMs
         guard let bin = reducedLocalBinary() else { return }
-        let locator = DMRELocator(gray: image, bin: bin)
+        if debug { debugLog("dmre: binarised in \(elapsedMs - started) ms") }
+        readDMRE(DMRELocator(gray: image, bin: bin), scale: scale)
+        // Light modules on a dark ground (marked metal, a label printed in negative): the level
+        // inverted, when nothing at all was read in a close-up (a level no larger than libdmtx's
+        // small pictures). Its regions are those lighter than their surroundings, so plain paper
+        // stays light in both. The four largest only. On a larger photo with no code the
+        // binarisation, the regions and their outlines cost a tenth of the read and more.
+        if found.isEmpty, image.width * image.height <= Self.dataMatrixSmallSide * Self.dataMatrixSmallSide, !outOfTime {
+            let inverted = image.inverted()
+            if debug { debugLog("dmre: light on dark") }
+            readDMRE(DMRELocator(gray: inverted, bin: binarize(inverted, .local)), scale: scale, limit: 4)
+        }
+        if debug { debugLog("dmre: \(String(format: "%.1f", elapsedMs - started)) ms") }
+    }
+
+    /// Reads the regions `locator` outlines on the reduced level (`scale`: its pixels in the work image's).
+    mutating func readDMRE(_ locator: DMRELocator, scale: (Double, Double), limit: Int = 10) {
+        let started = elapsedMs
         let logger = self.logger
-        let t0 = elapsedMs
-        let candidates = locator.candidates(limit: 10, squares: true, log: debug ? { logger.trace("\($0)") } : nil)
-        if debug { debugLog("dmre: binarised in \(t0 - started) ms") }
-        if debug { debugLog("dmre: \(candidates.count) candidates on \(image.width)x\(image.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
+        let candidates = locator.candidates(limit: limit, squares: true, log: debug ? { logger.trace("\($0)") } : nil)
+        if debug { debugLog("dmre: \(candidates.count) candidates on \(locator.gray.width)x\(locator.gray.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
         for outline in candidates {
             if outOfTime { break }
             let centre = Point(
                 x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
-            if found.contains(where: { $0.raw.symbology == .datamatrix && $0.contains(centre) }) { continue }
+            // Where a code is read already (a QR Code's region is as square as a DataMatrix's), no
+            // other lies.
+            if found.contains(where: { $0.contains(centre) }) { continue }
             guard let read = locator.read(outline, tables: [DMRE.table, DMRE.squareAndRectangleTable], log: debug ? { logger.trace("\($0)") } : nil) else { continue }
             if debug {
                 debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
@@ -948,6 +1016,5 @@ extension ReadSession {
             let corners = read.corners.map { Point(x: $0.x * scale.0, y: $0.y * scale.1) }
             add(raw, corners: corners, module: read.module * (scale.0 + scale.1) / 2)
         }
-        if debug { debugLog("dmre: \(String(format: "%.1f", elapsedMs - started)) ms") }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SeerImage
 
 /// Finds PDF417 symbols by their start (bar-space widths 8 1 1 1 1 1 1 3) and stop (7 1 1 3 1 1 1 2 1)
@@ -155,6 +156,20 @@ enum PDF417Locator {
             }
         }
         return merged
+    }
+}
+
+extension PDF417Locator {
+    /// A chain's edge as a straight function of the scan line (least squares): its slope, and the
+    /// edge at a line.
+    static func line(_ c: Chain) -> (slope: Double, edge: (Int) -> Double) {
+        let n = Double(c.hits.count)
+        let ml = c.hits.map { Double($0.line) }.reduce(0, +) / n
+        let me = c.hits.map(\.edge).reduce(0, +) / n
+        var sxy = 0.0, sxx = 0.0
+        for h in c.hits { sxy += (Double(h.line) - ml) * (h.edge - me); sxx += (Double(h.line) - ml) * (Double(h.line) - ml) }
+        let slope = sxx > 0 ? sxy / sxx : 0
+        return (slope, { me + slope * (Double($0) - ml) })
     }
 }
 
@@ -389,33 +404,55 @@ extension ReadSession {
                     for s in starts {
                         for t in stops {
                             let overlap = min(s.last.line, t.last.line) - max(s.first.line, t.first.line)
-                            guard overlap >= 2 * step else { continue }
                             let ratio = s.module / t.module
                             guard ratio > 0.6, ratio < 1.6 else { continue }
-                            let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
-                            guard span > 60 * s.module else { continue }
                             func p(_ line: Int, _ edge: Double) -> Point {
                                 let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
                                 return Point(x: q.x * scale.0, y: q.y * scale.1)
                             }
-                            // The lines both patterns cross, extended half a step.
-                            let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
-                            func edgeAt(_ c: PDF417Locator.Chain, _ line: Int) -> Double {
-                                // Least squares of edge on line.
-                                let n = Double(c.hits.count)
-                                let ml = c.hits.map { Double($0.line) }.reduce(0, +) / n
-                                let me = c.hits.map(\.edge).reduce(0, +) / n
-                                var sxy = 0.0, sxx = 0.0
-                                for hh in c.hits { sxy += (Double(hh.line) - ml) * (hh.edge - me); sxx += (Double(hh.line) - ml) * (Double(hh.line) - ml) }
-                                let slope = sxx > 0 ? sxy / sxx : 0
-                                return me + slope * (Double(line) - ml)
-                            }
-                            let a = [p(top, edgeAt(s, top)), p(bottom, edgeAt(s, bottom))]
-                            let b = [p(top, edgeAt(t, top)), p(bottom, edgeAt(t, bottom))]
                             let f = horizontal ? scale.0 : scale.1
-                            candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
-                            paired.insert(s.first.line * 100_003 + Int(s.first.edge))
-                            paired.insert(t.first.line * 100_003 + Int(t.first.edge))
+                            let (sSlope, sEdge) = PDF417Locator.line(s), (tSlope, tEdge) = PDF417Locator.line(t)
+                            if overlap >= 2 * step {
+                                let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
+                                guard span > 60 * s.module else { continue }
+                                // The lines both patterns cross, extended half a step.
+                                let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
+                                let a = [p(top, sEdge(top)), p(bottom, sEdge(bottom))]
+                                let b = [p(top, tEdge(top)), p(bottom, tEdge(bottom))]
+                                candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
+                                paired.insert(s.first.line * 100_003 + Int(s.first.edge))
+                                paired.insert(t.first.line * 100_003 + Int(t.first.edge))
+                                continue
+                            }
+                            // A long symbol turned near 45°: its start and its stop cross no scan
+                            // line in common. They pair when their edges run alike (within 0.3 rad,
+                            // what a slant leaves), lie 60 to 600 modules apart along the scan lines
+                            // in the reading direction, and face each other (the stop's extent,
+                            // projected on the start's edge, covers a third of the shorter).
+                            guard s.hits.count >= 4, t.hits.count >= 4, abs(atan(sSlope) - atan(tSlope)) < 0.3 else { continue }
+                            let sMid = (s.first.line + s.last.line) / 2, tMid = (t.first.line + t.last.line) / 2
+                            let sign = forwards ? 1.0 : -1.0
+                            let spans = [(tEdge(sMid) - sEdge(sMid)) * sign, (tEdge(tMid) - sEdge(tMid)) * sign]
+                            guard spans.allSatisfy({ $0 > 60 * s.module && $0 < 600 * s.module }) else { continue }
+                            let norm = (1 + sSlope * sSlope).squareRoot()
+                            func along(_ line: Int, _ edge: Double) -> Double { (Double(line) + edge * sSlope) / norm }
+                            let sRange = (along(s.first.line, sEdge(s.first.line)), along(s.last.line, sEdge(s.last.line)))
+                            let tRange = (along(t.first.line, tEdge(t.first.line)), along(t.last.line, tEdge(t.last.line)))
+                            let common = min(max(sRange.0, sRange.1), max(tRange.0, tRange.1)) - max(min(sRange.0, sRange.1), min(tRange.0, tRange.1))
+                            guard common >= min(abs(sRange.1 - sRange.0), abs(tRange.1 - tRange.0)) / 3 else { continue }
+                            // The rows run across the start's edge: each end of it is read towards
+                            // the stop's edge along the perpendicular (the rows the indicators then
+                            // place are read along their own lines).
+                            let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
+                            let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
+                            let across = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
+                            let b = a.compactMap { AztecReader.intersect(($0, across), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
+                            guard b.count == 2 else { continue }
+                            // The modules along the perpendicular: the scan line's, shortened by the slant.
+                            let length = (across.x * across.x + across.y * across.y).squareRoot()
+                            guard length > 0 else { continue }
+                            let g = f * abs(horizontal ? across.x : across.y) / length
+                            candidates.append((a, b, (s.module + t.module) / 2 * g, s.module * g, t.module * g))
                         }
                     }
                     // A chain over at least eight lines with no partner: its edge's perpendicular,
@@ -553,7 +590,34 @@ extension ReadSession {
                     let rowSpan = abs(slope)
                     pts = pts.filter { abs($0.t - mt - slope * (Double($0.row) - mr)) <= rowSpan * 1.5 }
                 }
-                return line
+                // Seen at a slant, the rows' spacing along an edge changes from one end to the other
+                // (the far end's rows shorter): a parabola through the rows found, when they reach
+                // over half the rows and the spacing it gives at the first and last rows differs by
+                // less than a factor of two.
+                guard let line, pts.count >= 8 else { return line }
+                let rowValues = pts.map { Double($0.row) }
+                guard let low = rowValues.min(), let high = rowValues.max(), high - low >= Double(rows) / 2 else { return line }
+                let mr = rowValues.reduce(0, +) / Double(pts.count)
+                var m = [[Double]](repeating: [0, 0, 0, 0], count: 3)
+                for f in pts {
+                    let x = Double(f.row) - mr, basis = [1, x, x * x]
+                    for i in 0..<3 {
+                        for j in 0..<3 { m[i][j] += basis[i] * basis[j] }
+                        m[i][3] += basis[i] * f.t
+                    }
+                }
+                func det3(_ c: [[Double]]) -> Double {
+                    c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0])
+                        + c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0])
+                }
+                let d = det3(m)
+                guard abs(d) > 1e-12 else { return line }
+                // Cramer's rule: each coefficient with its column replaced by the right-hand side.
+                let k = (0..<3).map { col in det3(m.map { r in (0..<3).map { $0 == col ? r[3] : r[$0] } }) / d }
+                func slopeAt(_ row: Double) -> Double { k[1] + 2 * k[2] * (row - mr) }
+                let s0 = slopeAt(0), s1 = slopeAt(Double(rows - 1))
+                guard s0 * s1 > 0, max(abs(s0), abs(s1)) < 2 * min(abs(s0), abs(s1)) else { return line }
+                return { k[0] + k[1] * ($0 - mr) + k[2] * ($0 - mr) * ($0 - mr) }
             }
             let modules = Double(17 * (columns + 4) + 1)
             // One pattern seen: the other end lies the symbol's width along the rows from it.

@@ -76,6 +76,31 @@ struct DataMatrixSquareTests {
         #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [text])
     }
 
+    /// A photo-like square (seen at a slant on textured paper, JPEG): its axis of inertia points
+    /// anywhere, so the specks of paper beside it were taken into its region along an axis at 45°
+    /// to its sides, and its hull's longest edge is a bevel; along its hull's tightest rectangle
+    /// it is outlined and read.
+    @Test("a 20x20 symbol on textured paper, seen at a slant, read by Seer's sampler")
+    func texturedPhoto() throws {
+        let name = "dm-20x20-photo"
+        let text = try Self.expected(name)
+        let image = try Self.image(name)
+        #expect(Self.ownReadings(image) == [text])
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [text])
+    }
+
+    /// Light modules on a dark ground: Seer's locator looks at the picture inverted when nothing
+    /// was read, where the symbol's region is the one lighter than its surroundings.
+    @Test("a 20x20 symbol light on dark read as exactly its text")
+    func lightOnDark() throws {
+        let name = "dm-20x20-light-on-dark"
+        let text = try Self.expected(name)
+        let image = try Self.image(name)
+        #expect(Self.ownReadings(image).isEmpty)
+        #expect(Self.ownReadings(image.inverted()) == [text])
+        #expect(Self.reader.read(image).filter { $0.symbology == .datamatrix }.map(\.text) == [text])
+    }
+
     /// A dark band against the top clock track joins the symbol's region, whose outline then runs
     /// past the symbol; the square cut to the finder's shorter arm reads.
     @Test("an 18x18 symbol with a dark band printed against its top, read by Seer's sampler")

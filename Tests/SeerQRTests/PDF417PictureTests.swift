@@ -17,8 +17,8 @@ struct PDF417PictureTests {
     static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
 
     @Test(
-        "a slanted symbol and symbols cut through the stop or the start pattern read as PDF417 with the exact text",
-        arguments: ["pdf417-slanted", "pdf417-no-stop", "pdf417-no-start"])
+        "a slanted symbol, one turned 49°, and symbols cut through the stop or the start pattern read as PDF417 with the exact text",
+        arguments: ["pdf417-slanted", "pdf417-turned", "pdf417-no-stop", "pdf417-no-start"])
     func reads(_ name: String) throws {
         let symbols = Self.reader.read(try Self.image(name))
         #expect(symbols.map(\.symbology) == [.pdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")
