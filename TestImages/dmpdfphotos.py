@@ -17,16 +17,15 @@ text other than the one encoded) and missed, by kind.
 """
 import argparse
 import io
-import json
 import os
 import random
-import subprocess
 import sys
 
 import numpy as np
 from PIL import Image, ImageFilter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import photoset  # noqa: E402
 from warp import perspective  # noqa: E402
 
 SQUARES = [10, 12, 14, 16, 18, 20, 22, 24, 26, 32, 36, 40, 44, 48, 52, 64, 72, 80, 88, 96, 104, 120, 132, 144]
@@ -174,23 +173,11 @@ def make(a):
         with open(os.path.join(a.out, name), "wb") as f:
             f.write(jpeg)
         truth[name] = dict(text=text, kind=kind_name(kind, arg), **info)
-    with open(os.path.join(a.out, "truth.json"), "w") as f:
-        json.dump(truth, f, indent=1)
+    photoset.write_truth(a.out, truth)
 
 
 def score(a):
-    truth = json.load(open(os.path.join(a.out, "truth.json")))
-    names = sorted(truth)
-    out = subprocess.run([a.seer, "scan", "--format", "json", "--jobs", "1", "--preset", a.preset,
-                          "--symbologies", "datamatrix,pdf417"] + [os.path.join(a.out, n) for n in names],
-                         capture_output=True, text=True).stdout
-    got = {}
-    for line in out.splitlines():
-        try:
-            o = json.loads(line)
-        except ValueError:
-            continue
-        got[os.path.basename(o.get("file", ""))] = [s.get("text") for s in o.get("symbols", [])]
+    names, truth, got = photoset.read(a.out, a.seer, a.preset, "datamatrix,pdf417")
     by = {}
     read = wrong = 0
     for n in names:
