@@ -12,7 +12,6 @@ from one seeded generator, so a seed and a count always give the same set.
 `score` runs `seer scan --symbologies aztec` over the set and counts read, wrong (a text other than
 the one encoded) and missed, by symbol size.
 """
-import argparse
 import io
 import os
 import random
@@ -126,20 +125,7 @@ def score(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    m = sub.add_parser("make")
-    m.add_argument("--out", required=True)
-    m.add_argument("--count", type=int, default=160)
-    m.add_argument("--seed", type=int, default=24778)
-    s = sub.add_parser("score")
-    s.add_argument("--out", required=True)
-    s.add_argument("--seer", default=".build/release/seer")
-    s.add_argument("--preset", default="balanced")
-    s.add_argument("--verbose", action="store_true")
-    a = ap.parse_args()
-    make(a) if a.cmd == "make" else score(a)
-
+    photoset.main(make, score, count=160, seed=24778)
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,6 @@ generator, so a seed and a count always give the same set.
 `score` runs `seer scan --symbologies datamatrix,pdf417` over the set and counts read, wrong (a
 text other than the one encoded) and missed, by kind.
 """
-import argparse
 import io
 import os
 import random
@@ -204,20 +203,7 @@ def score(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    m = sub.add_parser("make")
-    m.add_argument("--out", required=True)
-    m.add_argument("--count", type=int, default=192)
-    m.add_argument("--seed", type=int, default=3417)
-    s = sub.add_parser("score")
-    s.add_argument("--out", required=True)
-    s.add_argument("--seer", default=".build/release/seer")
-    s.add_argument("--preset", default="balanced")
-    s.add_argument("--verbose", action="store_true")
-    a = ap.parse_args()
-    make(a) if a.cmd == "make" else score(a)
-
+    photoset.main(make, score, count=192, seed=3417)
 
 if __name__ == "__main__":
     main()

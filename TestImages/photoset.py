@@ -1,5 +1,6 @@
-"""What the generated photo sets (aztecphotos.py, dmpdfphotos.py) share: their truth file, and
-Seer's readings of every photo in one `seer scan` process."""
+"""What the generated photo sets (aztecphotos.py, dmpdfphotos.py) share: their truth file, Seer's
+readings of every photo in one `seer scan` process, and their command line."""
+import argparse
 import json
 import os
 import subprocess
@@ -26,3 +27,21 @@ def read(out, seer, preset, symbologies):
             continue
         texts[os.path.basename(o.get("file", ""))] = [s.get("text") for s in o.get("symbols", [])]
     return names, truth, texts
+
+
+def main(make, score, count, seed):
+    """The command line of a set's script: `make --out DIR [--count N] [--seed S]` calls `make`,
+    `score --out DIR [--seer BINARY] [--preset P] [--verbose]` calls `score`, each with the arguments."""
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("make")
+    m.add_argument("--out", required=True)
+    m.add_argument("--count", type=int, default=count)
+    m.add_argument("--seed", type=int, default=seed)
+    s = sub.add_parser("score")
+    s.add_argument("--out", required=True)
+    s.add_argument("--seer", default=".build/release/seer")
+    s.add_argument("--preset", default="balanced")
+    s.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+    make(a) if a.cmd == "make" else score(a)
