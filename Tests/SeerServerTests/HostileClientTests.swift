@@ -50,8 +50,10 @@ struct HostileClientTests {
             let elapsed = ContinuousClock.now - start
             #expect(served.status == .ok)
             #expect(String(buffer: served.body).contains("\"verdict\":\"authentic\""))
-            // The target is 1 s; a loaded test machine is given more, the status above is the point.
-            #expect(elapsed < .seconds(5), "\(elapsed)")
+            // The target is 1 s (measured in RELIABILITY.md); a debug build on a test machine busy with
+            // the other suites is given more. Waiting behind a stalled upload would take its whole
+            // grace (60 s), so half of it still tells the two apart.
+            #expect(elapsed < .seconds(30), "\(elapsed)")
             print("HostileClientTests: photo served in \(elapsed) with 200 stalled uploads open")
             for connection in stalled { connection.close() }
         }
