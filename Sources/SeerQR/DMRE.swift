@@ -618,21 +618,7 @@ struct DMRELocator {
     /// With `largest`, the outline is instead the largest quadrilateral whose corners are the
     /// hull's (a symbol seen at a slant, whose bumpy clock sides make no one long edge).
     static func outline(_ b: Blob, centre: Point, axis: Point?, largest: Bool = false) -> [Point]? {
-        // The hull of the pixels' corners is that of each row's leftmost and rightmost.
-        guard let top = b.runs.map(\.y).min(), let bottom = b.runs.map(\.y).max() else { return nil }
-        var left = [Int32](repeating: .max, count: Int(bottom - top) + 1), right = [Int32](repeating: .min, count: left.count)
-        for r in b.runs {
-            let i = Int(r.y - top)
-            left[i] = min(left[i], r.x0)
-            right[i] = max(right[i], r.x1)
-        }
-        var points: [Point] = []
-        points.reserveCapacity(left.count * 4)
-        for i in 0..<left.count where left[i] <= right[i] {
-            let y = Double(Int(top) + i), x0 = Double(left[i]), x1 = Double(right[i])
-            points += [Point(x: x0, y: y), Point(x: x1, y: y), Point(x: x0, y: y + 1), Point(x: x1, y: y + 1)]
-        }
-        let hull = convexHull(points)
+        let hull = convexHull(hullPoints(b.runs))
         guard hull.count >= 4 else { return nil }
         if largest { return largestQuadrilateral(hull) }
         var longest = (length: 0.0, direction: Point(x: 1, y: 0))
