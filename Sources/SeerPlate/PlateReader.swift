@@ -263,6 +263,11 @@ public final class PlateReader: Sendable {
                         read.quad = [top.quad[0], top.quad[1], read.quad[2], read.quad[3]]
                     }
                 }
+                // Formats the text alone leaves tied: what the plate shows beside it may tell them apart.
+                let tied = label(read.candidates[0], of: read).tied
+                if !tied.isEmpty, let (rect, own) = read.straightened {
+                    read.cue = PlateCue.read(rect, own, in: image, ocr: ocr, regions: Set(tied.map(\.region)))
+                }
                 reads.append(read)
             }
         }
@@ -377,6 +382,10 @@ public final class PlateReader: Sendable {
         var neighbours = 0
         /// Lines of about the same glyph height above or below the row (see ``PlateEvidence/stacked``).
         var stacked = 0
+        /// The straightened row and the glyphs read, for looking at the plate around them.
+        var straightened: (rect: RectifiedRow, row: GlyphRow)?
+        /// What the plate shows beside its characters, looked for when the top reading's formats tie.
+        var cue: PlateCue?
     }
 
     /// The row that may be the upper line of a two-row plate whose lower line is `row`.
@@ -601,6 +610,7 @@ public final class PlateReader: Sendable {
         func measured(_ kept: (read: RowRead, own: GlyphRow)?) -> RowRead? {
             guard var kept else { return nil }
             kept.read.likeness = PlateLikeness.measure(rect, kept.own, in: image)
+            kept.read.straightened = (rect, kept.own)
             return kept.read
         }
         let mode = options.recognizer.resolved(for: region)
@@ -619,7 +629,7 @@ public final class PlateReader: Sendable {
     /// row's gaps inside the characters it was read from.
     func label(_ candidate: CandidateSearch.Scored, of read: RowRead) -> FormatLabel {
         let breaks = CandidateSearch.breaks(read.gaps, lead: candidate.indices.first ?? 0, count: candidate.text.count)
-        return CandidateSearch(grammar: grammar).label(candidate.text, breaks: breaks, region: read.region)
+        return CandidateSearch(grammar: grammar).label(candidate.text, breaks: breaks, region: read.region).narrowed(by: read.cue)
     }
 
     private func makeReading(_ read: RowRead, scaleX: Double, scaleY: Double) -> PlateReading {

@@ -14,11 +14,14 @@ the formats the text fits joined by `|` where the drawn plate shows nothing that
 (docs/plates.md, "Labels": `ABC 1234` is an old Brazilian plate and a US one of the same layout;
 the German plate's narrow second space is not seen as a wide gap, and its first gap alone does not
 tell it from a Brazilian or US plate of three letters and four digits;
-a plate with one wide gap after its first two letters, `BA 123 CD`, is Slovak or Italian without
-the country code of the EU band, which is not drawn).
+a plate with one wide gap after its first two letters, `BA 123 CD`, is Slovak or Italian). Those
+scenes show what tells such formats apart on a real plate, as the reader must then read it: the EU
+band with its country code (`band`), a US state's name or a Brazilian plate's city line above the
+characters (`above`).
 Deterministic: the same seed gives the same files.
 """
 import csv
+import math
 import os
 import random
 
@@ -32,36 +35,55 @@ FONTS = {
 
 # name, text lines, region, expected label with the region and with none, font, effects
 SCENES = [
-    ("br-old", ["ABC 1234"], "br", "br", "br|us-7a", "dejavu", {}),
+    ("br-old", ["ABC 1234"], "br", "br", "br", "dejavu", {"above": "SP - SAO PAULO"}),
     ("br-mercosul", ["RIO2A18"], "br", "br-mercosul", "br-mercosul", "dejavu", {"tilt": 8}),
-    ("sk", ["BA 123 CD"], "eu", "it|sk", "it|sk", "dejavu", {"blur": 1.0}),
-    ("de", ["M AB 1234"], "eu", "de", "br|de|us-7a", "nimbus", {"tilt": -12}),
+    ("sk", ["BA 123 CD"], "eu", "sk", "sk", "dejavu", {"blur": 1.0, "band": "SK"}),
+    ("de", ["M AB 1234"], "eu", "de", "de", "nimbus", {"tilt": -12, "band": "D"}),
     ("fr", ["AB-123-CD"], "eu", "fr", "fr", "dejavu", {"noise": 18}),
     ("uk", ["LN68 XKT"], "eu", "uk", "uk", "nimbus", {"perspective": 0.12}),
     ("es", ["1234 BCD"], "eu", "es", "es", "dejavu", {"dirt": 14}),
     ("nl", ["12-ABC-3"], "eu", "nl-1", "nl-1", "nimbus", {"tilt": 18}),
     ("cz", ["5A2 3456"], "eu", "cz", "cz", "dejavu", {"dark": True}),
     ("us-ca", ["7ABC123"], "us", "us-ca", "us-ca", "nimbus", {"tilt": -6, "blur": 0.8}),
-    ("us-tx", ["KVT 4821"], "us", "us-7a", "br|us-7a", "dejavu", {"small": True}),
-    ("two-row", ["KE", "482AB"], "eu", "it|sk", "it|sk", "dejavu", {}),
+    ("us-tx", ["KVT 4821"], "us", "us-7a", "us-7a", "dejavu", {"small": True, "above": "TEXAS"}),
+    ("two-row", ["KE", "482AB"], "eu", "sk", "sk", "dejavu", {"band": "SK"}),
 ]
 
 
-def plate_image(lines, font_path, dark):
+def plate_image(lines, font_path, dark, band=None, above=None):
+    """The plate: its lines of characters in a frame; `band` draws an EU band (blue, a ring of
+    stars, the country code under it) at the left, `above` a line of small text over the
+    characters (a US state's name, a Brazilian plate's city)."""
     char_h = 56
     font = ImageFont.truetype(font_path, int(char_h * 1.35))
     widths = [font.getbbox(t)[2] - font.getbbox(t)[0] for t in lines]
     pad_x, pad_y, gap = 26, 20, 14
-    w = max(widths) + 2 * pad_x
-    h = len(lines) * char_h + (len(lines) - 1) * gap + 2 * pad_y
+    band_w = int(char_h * 0.8) if band else 0
+    above_h = int(char_h * 0.5) if above else 0
+    w = max(widths) + 2 * pad_x + band_w
+    h = len(lines) * char_h + (len(lines) - 1) * gap + 2 * pad_y + above_h
     ground, ink = ((30, 30, 30), (235, 235, 235)) if dark else ((245, 245, 240), (20, 20, 25))
     img = Image.new("RGB", (w, h), ground)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle([2, 2, w - 3, h - 3], radius=10, outline=ink, width=4)
+    if band:
+        d.rectangle([6, 6, 6 + band_w, h - 7], fill=(0, 51, 153))
+        cx, cy, r = 6 + band_w / 2, 6 + (h - 12) * 0.3, band_w * 0.28
+        for k in range(12):
+            a = 2 * math.pi * k / 12
+            sx, sy = cx + r * math.cos(a), cy + r * math.sin(a)
+            d.ellipse([sx - 2, sy - 2, sx + 2, sy + 2], fill=(255, 204, 0))
+        code_font = ImageFont.truetype(FONTS["dejavu"], int(char_h * 0.42))
+        box = code_font.getbbox(band)
+        d.text((cx - (box[2] + box[0]) / 2, 6 + (h - 12) * 0.72 - (box[3] + box[1]) / 2), band, font=code_font, fill=(255, 255, 255))
+    if above:
+        small = ImageFont.truetype(FONTS["dejavu"], int(char_h * 0.4))
+        box = small.getbbox(above)
+        d.text((band_w + (w - band_w - (box[2] - box[0])) // 2 - box[0], 10 - box[1]), above, font=small, fill=ink)
     for i, t in enumerate(lines):
         box = font.getbbox(t)
-        x = (w - (box[2] - box[0])) // 2 - box[0]
-        y = pad_y + i * (char_h + gap) - box[1]
+        x = band_w + (w - band_w - (box[2] - box[0])) // 2 - box[0]
+        y = pad_y + above_h + i * (char_h + gap) - box[1]
         d.text((x, y), t, font=font, fill=ink)
     for bx in (14, w - 14):  # bolts
         d.ellipse([bx - 4, 8, bx + 4, 16], fill=(120, 120, 120))
@@ -79,7 +101,7 @@ def scene(rng, lines, font_path, fx):
         x, y = rng.randrange(W), rng.randrange(H)
         c = rng.randrange(40, 200)
         d.rectangle([x, y, x + rng.randrange(10, 90), y + rng.randrange(5, 40)], fill=(c, c, c))
-    plate = plate_image(lines, font_path, fx.get("dark", False)).convert("RGBA")
+    plate = plate_image(lines, font_path, fx.get("dark", False), fx.get("band"), fx.get("above")).convert("RGBA")
     scale = 0.45 if fx.get("small") else 0.8
     plate = plate.resize((int(plate.width * scale), int(plate.height * scale)), Image.LANCZOS)
     if "perspective" in fx:
