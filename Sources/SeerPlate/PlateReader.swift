@@ -163,7 +163,7 @@ public final class PlateReader: Sendable {
         if budget.exhausted {
             logger.debug("plate time budget spent", metadata: ["budget_ms": "\(options.timeBudgetMilliseconds)", "readings": "\(reads.count)"])
         }
-        let found = verify(rank(reads, in: image), scaleX: scaleX, scaleY: scaleY)
+        let found = try verify(rank(reads, in: image), in: image, scaleX: scaleX, scaleY: scaleY)
         logger.debug(
             "plates read",
             metadata: [
@@ -263,11 +263,6 @@ public final class PlateReader: Sendable {
                         read.quad = [top.quad[0], top.quad[1], read.quad[2], read.quad[3]]
                     }
                 }
-                // Formats the text alone leaves tied: what the plate shows beside it may tell them apart.
-                let tied = label(read.candidates[0], of: read).tied
-                if !tied.isEmpty, let (rect, own) = read.straightened {
-                    read.cue = PlateCue.read(rect, own, in: image, ocr: ocr, regions: Set(tied.map(\.region)))
-                }
                 reads.append(read)
             }
         }
@@ -308,15 +303,25 @@ public final class PlateReader: Sendable {
     }
 
     /// Stage 5, verify: overlapping readings give way to the better ranked one; each kept reading
-    /// gets its evidence and, from it, its calibrated confidence.
-    func verify(_ ranked: [Ranked], scaleX: Double, scaleY: Double) -> [PlateFinding] {
+    /// gets its evidence and, from it, its calibrated confidence, and, when the formats its text
+    /// fits tie, what the plate shows beside the characters is looked at (``PlateCue``).
+    func verify(_ ranked: [Ranked], in image: GrayImage, scaleX: Double, scaleY: Double) throws -> [PlateFinding] {
         var kept: [PlateFinding] = []
         var boxes: [(Double, Double, Double, Double)] = []
         let first = ranked.first?.rank ?? 0
-        for r in ranked where r.read.candidates[0].score >= options.minimumScore {
+        for var r in ranked where r.read.candidates[0].score >= options.minimumScore {
             var reading = makeReading(r.read, scaleX: scaleX, scaleY: scaleY)
             let box = (reading.box[0], reading.box[1], reading.box[2], reading.box[3])
             if boxes.contains(where: { overlapFraction($0, box) > 0.3 }) { continue }
+            let tied = label(r.read.candidates[0], of: r.read).tied
+            // At most three small Tesseract reads, and only for a reading reported: not counted
+            // against the budget, so that a photo's label does not depend on the machine's speed.
+            if !tied.isEmpty, let (rect, own) = r.read.straightened {
+                r.read.cue = try pool.withReader { ocr in
+                    PlateCue.read(rect, own, in: image, ocr: ocr, regions: Set(tied.map(\.region)))
+                }
+                if r.read.cue != nil { reading = makeReading(r.read, scaleX: scaleX, scaleY: scaleY) }
+            }
             let evidence = Self.evidence(r, rank: kept.count, rankRatio: first > 0 ? r.rank / first : 0)
             reading.confidence = round4(Calibration.standard.confidence(evidence))
             kept.append(PlateFinding(reading: reading, evidence: evidence))
