@@ -43,10 +43,12 @@ enum PlateCue: Equatable {
 
     /// The cue a line of small text gives (letters only, as Tesseract read it): a state's name
     /// (one letter off at most, or found whole inside the line) for the US; `BRASIL`, or a state
-    /// code followed by a city's name, for Brazil.
-    static func region(inLine text: String) -> PlateRegion? {
+    /// code followed by a city's name, for Brazil, whose plates print them above the characters
+    /// (`above`; the line under a plate is often a dealer's frame).
+    static func region(inLine text: String, above: Bool = true) -> PlateRegion? {
         guard text.count >= 4 else { return nil }
         for state in states where text.contains(state) || (state.count >= 5 && editDistance(text, state) <= 1) { return .us }
+        guard above else { return nil }
         if text.contains("BRASIL") { return .br }
         if text.count >= 6, brazilStates.contains(String(text.prefix(2))) { return .br }
         return nil
@@ -91,14 +93,14 @@ extension PlateCue {
             return .country(code)
         }
         guard regions.contains(.us) || regions.contains(.br) else { return nil }
-        for strip in [(top - 0.85 * g)...(top - 0.08 * g), (bottom + 0.08 * g)...(bottom + 0.85 * g)] {
+        for (strip, above) in [((top - 0.85 * g)...(top - 0.08 * g), true), ((bottom + 0.08 * g)...(bottom + 0.85 * g), false)] {
             let image = sampled(rect, source, u: (left - 0.6 * g)...(right + 0.6 * g), v: strip, scale: 2)
             let dark = Double(image.pixels.filter { Double($0) < cut }.count) / Double(max(1, image.pixels.count))
             // A line of text inks a few to a third of its strip; a blank strip or a dark one (the
             // car past the plate's edge) holds none.
             guard dark > 0.02, dark < 0.35 else { continue }
             let text = String(ocr.read(image, layout: .line).map(\.character).filter(\.isLetter))
-            if let region = region(inLine: text), regions.contains(region) { return .region(region) }
+            if let region = region(inLine: text, above: above), regions.contains(region) { return .region(region) }
         }
         return nil
     }

@@ -59,6 +59,10 @@ import Testing
         #expect(PlateCue.region(inLine: "BRASIL") == .br)
         #expect(PlateCue.region(inLine: "SPSAOPAULO") == .br)
         #expect(PlateCue.region(inLine: "RJRIODEJANEIRO") == .br)
+        // Under the characters only a state's name counts: a dealer's frame prints there.
+        #expect(PlateCue.region(inLine: "SPSAOPAULO", above: false) == nil)
+        #expect(PlateCue.region(inLine: "BRASIL", above: false) == nil)
+        #expect(PlateCue.region(inLine: "TEXAS", above: false) == .us)
         // Too short, or no state code first: nothing.
         #expect(PlateCue.region(inLine: "SP") == nil)
         #expect(PlateCue.region(inLine: "XXCITYNAME") == nil)
