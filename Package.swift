@@ -59,11 +59,29 @@ let package = Package(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
 
+        // OpenSSL 3's libcrypto: the signatures and hashes (SeerCrypto).
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+
         // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
         .target(
             name: "CSeerShims",
             dependencies: ["CJPEG"],
             cSettings: cSettings),
+        // The key and signature glue over libcrypto's EVP and OSSL_PARAM API, which C macros and
+        // variadic calls make awkward from Swift.
+        .target(
+            name: "CSeerCrypto",
+            dependencies: ["COpenSSL"],
+            cSettings: cSettings),
+
+        // Ed25519, ES256 (P-256 ECDSA with SHA-256) and SHA-256: exactly what the engine signs,
+        // verifies and hashes with, in the byte formats its keys and codes use.
+        .target(
+            name: "SeerCrypto",
+            dependencies: ["COpenSSL", "CSeerCrypto"],
+            swiftSettings: swiftSettings),
 
         // Decoding (PNG, JPEG, HEIC, WebP), EXIF, image operations, PNG/PNM writing.
         .target(
@@ -186,6 +204,10 @@ let package = Package(
         .testTarget(
             name: "SeerVerifyTests",
             dependencies: ["SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerCryptoTests",
+            dependencies: ["SeerCrypto"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerStoreTests",
