@@ -144,9 +144,11 @@ EVP_PKEY *seer_p256_generate(void) {
 EVP_PKEY *seer_p256_public(const uint8_t *x963, size_t length) {
     if (!x963 || length != 65 || x963[0] != 0x04) return NULL;
     EVP_PKEY *key = p256_from_data(x963, NULL);
-    /* libcrypto's full public-key check: on the curve, not the point at infinity, of order n. */
+    /* libcrypto's public-key check: coordinates in the field, on the curve, not the point at
+       infinity. P-256's cofactor is 1, so such a point has order n and the full check (n·Q = O)
+       would add nothing but a scalar multiplication. */
     EVP_PKEY_CTX *ctx = key ? EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL) : NULL;
-    if (key && (!ctx || EVP_PKEY_public_check(ctx) != 1)) {
+    if (key && (!ctx || EVP_PKEY_public_check_quick(ctx) != 1)) {
         EVP_PKEY_free(key);
         key = NULL;
     }
