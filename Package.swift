@@ -26,7 +26,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -58,12 +57,29 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
+        // OpenSSL 3's libcrypto: the signatures and hashes (SeerCrypto).
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
         .target(
             name: "CSeerShims",
             dependencies: ["CJPEG"],
             cSettings: cSettings),
+        // The key and signature glue over libcrypto's EVP and OSSL_PARAM API, which C macros and
+        // variadic calls make awkward from Swift.
+        .target(
+            name: "CSeerCrypto",
+            dependencies: ["COpenSSL"],
+            cSettings: cSettings),
+
+        // Ed25519, ES256 (P-256 ECDSA with SHA-256) and SHA-256: exactly what the engine signs,
+        // verifies and hashes with, in the byte formats its keys and codes use.
+        .target(
+            name: "SeerCrypto",
+            dependencies: ["COpenSSL", "CSeerCrypto"],
+            swiftSettings: swiftSettings),
 
         // Decoding (PNG, JPEG, HEIC, WebP), EXIF, image operations, PNG/PNM writing.
         .target(
@@ -98,13 +114,13 @@ let package = Package(
         // Verification: payload parsing, signatures, verdicts, plate owners, charger actions. No pixels.
         .target(
             name: "SeerVerify",
-            dependencies: ["SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SeerPlateText", "SeerCrypto"],
             swiftSettings: swiftSettings),
         // The store, written once over SQL: one SQLite file through GRDB (embedded).
         .target(
             name: "SeerStore",
             dependencies: [
-                "SeerVerify", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                "SeerVerify", "SeerCrypto", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -118,15 +134,15 @@ let package = Package(
         .target(
             name: "Seer",
             dependencies: [
-                "SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerPlate", "SeerPlateText",
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+                "SeerImage", "SeerQR", "SeerVerify", "SeerStore", "SeerPlate", "SeerPlateText", "SeerCrypto",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         // The QR Code encoder, and the demo registry and codes drawn with it (`seer registry demo`,
         // `seer serve --demo`, tests).
         .target(
             name: "SeerCodegen",
-            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SeerImage", "SeerQR", "SeerVerify", "SeerPlateText", "SeerCrypto"],
             swiftSettings: swiftSettings),
         // The HTTP service (`seer serve`): a thin skin over the Engine, on Hummingbird 2.
         .target(
@@ -136,7 +152,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"), "SeerCrypto",
             ],
             resources: [
                 .embedInCode("openapi.json"),
@@ -185,7 +201,11 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerVerifyTests",
-            dependencies: ["SeerVerify", "SeerPlateText", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SeerVerify", "SeerPlateText"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SeerCryptoTests",
+            dependencies: ["SeerCrypto"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SeerStoreTests",

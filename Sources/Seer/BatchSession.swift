@@ -1,4 +1,4 @@
-import Crypto
+import SeerCrypto
 import SeerStore
 import SeerVerify
 

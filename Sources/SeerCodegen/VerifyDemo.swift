@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import SeerCrypto
 import SeerImage
 import SeerPlateText
 import SeerVerify

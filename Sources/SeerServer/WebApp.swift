@@ -1,8 +1,8 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SeerCrypto
 
 /// The web app served under `/app/`: plain HTML, CSS and JavaScript modules (`WebApp/`), embedded in
 /// the binary. It is a client of the API like any other: it holds the keys a person signs in with

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import SeerCrypto
 import SeerVerify
 import Synchronization
 

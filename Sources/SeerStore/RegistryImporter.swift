@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import SeerCrypto
 import SeerVerify
 
 /// Validates registry files and writes them inside the caller's transaction; the first error aborts it.
@@ -239,11 +239,11 @@ struct RegistryImporter {
         switch key.algorithm {
         case .ed25519:
             if raw.count != 32 { return "an Ed25519 public key has 32 bytes; got \(raw.count)" }
-            return (try? Curve25519.Signing.PublicKey(rawRepresentation: raw)) == nil ? "not an Ed25519 public key" : nil
+            return (try? Ed25519.PublicKey(rawRepresentation: Array(raw))) == nil ? "not an Ed25519 public key" : nil
         case .es256:
             switch raw.count {
-            case 64: return (try? P256.Signing.PublicKey(rawRepresentation: raw)) == nil ? "not a point on P-256" : nil
-            case 65: return (try? P256.Signing.PublicKey(x963Representation: raw)) == nil ? "not a point on P-256" : nil
+            case 64: return (try? P256.PublicKey(rawRepresentation: Array(raw))) == nil ? "not a point on P-256" : nil
+            case 65: return (try? P256.PublicKey(x963Representation: Array(raw))) == nil ? "not a point on P-256" : nil
             default: return "a P-256 public key has 64 (raw) or 65 (X9.63) bytes; got \(raw.count)"
             }
         }

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import SeerCrypto
 
 /// A brand's private key, for issuing signed codes (demo data, tests, a brand's own tooling).
 public struct SigningKey: Sendable {
@@ -15,22 +15,25 @@ public struct SigningKey: Sendable {
 
     /// A new random Ed25519 key.
     public static func ed25519(kid: String) -> SigningKey {
-        SigningKey(material: .ed25519(Array(Curve25519.Signing.PrivateKey().rawRepresentation)), kid: kid)
+        // Only a failing random source stops it, which nothing here can recover from.
+        guard let key = try? Ed25519.PrivateKey() else { fatalError("Ed25519: no random key from libcrypto") }
+        return SigningKey(material: .ed25519(key.seed), kid: kid)
     }
 
     /// A new random P-256 key.
     public static func es256(kid: String) -> SigningKey {
-        SigningKey(material: .es256(Array(P256.Signing.PrivateKey().rawRepresentation)), kid: kid)
+        guard let key = try? P256.PrivateKey() else { fatalError("P-256: no random key from libcrypto") }
+        return SigningKey(material: .es256(key.scalar), kid: kid)
     }
 
     /// An Ed25519 key from its 32-byte seed (deterministic demo keys).
     public static func ed25519(kid: String, seed: [UInt8]) throws -> SigningKey {
-        SigningKey(material: .ed25519(Array(try Curve25519.Signing.PrivateKey(rawRepresentation: seed).rawRepresentation)), kid: kid)
+        SigningKey(material: .ed25519(try Ed25519.PrivateKey(seed: seed).seed), kid: kid)
     }
 
     /// A P-256 key from its 32-byte scalar.
     public static func es256(kid: String, scalar: [UInt8]) throws -> SigningKey {
-        SigningKey(material: .es256(Array(try P256.Signing.PrivateKey(rawRepresentation: scalar).rawRepresentation)), kid: kid)
+        SigningKey(material: .es256(try P256.PrivateKey(scalar: scalar).scalar), kid: kid)
     }
 
     /// The algorithm.
@@ -43,10 +46,10 @@ public struct SigningKey: Sendable {
 
     /// The public half as a registry record.
     public func publicKey(status: KeyStatus = .active) -> BrandKey {
-        let raw: Data
+        let raw: [UInt8]
         switch material {
-        case .ed25519(let bytes): raw = (try? Curve25519.Signing.PrivateKey(rawRepresentation: bytes))?.publicKey.rawRepresentation ?? Data()
-        case .es256(let bytes): raw = (try? P256.Signing.PrivateKey(rawRepresentation: bytes))?.publicKey.rawRepresentation ?? Data()
+        case .ed25519(let bytes): raw = (try? Ed25519.PrivateKey(seed: bytes))?.publicKey.rawRepresentation ?? []
+        case .es256(let bytes): raw = (try? P256.PrivateKey(scalar: bytes))?.publicKey.rawRepresentation ?? []
         }
         return BrandKey(kid: kid, algorithm: algorithm, publicKey: Base64URL.encode(raw), status: status)
     }
@@ -54,8 +57,8 @@ public struct SigningKey: Sendable {
     /// Signs `message`: Ed25519, or ES256 as raw r‖s.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         switch material {
-        case .ed25519(let bytes): Array(try Curve25519.Signing.PrivateKey(rawRepresentation: bytes).signature(for: message))
-        case .es256(let bytes): Array(try P256.Signing.PrivateKey(rawRepresentation: bytes).signature(for: message).rawRepresentation)
+        case .ed25519(let bytes): try Ed25519.PrivateKey(seed: bytes).signature(for: message)
+        case .es256(let bytes): try P256.PrivateKey(scalar: bytes).signature(for: message)
         }
     }
 }

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import SeerCrypto
 
 /// The answer about a product code. Precedence when several apply: counterfeit > suspicious > authentic > unknown.
 public enum Verdict: String, Sendable, Codable, CaseIterable, Comparable {
@@ -195,24 +195,23 @@ public struct Verifier: Sendable {
         self.configuration = configuration
     }
 
-    /// Checks `signed` with `key`. Crypto's verification runs in time independent of the signature's content.
+    /// Checks `signed` with `key`. libcrypto's verification runs in time independent of the signature's content.
     public static func check(_ signed: SignedPart, with key: BrandKey) -> Bool {
         guard signed.algorithm == key.algorithm, let raw = Base64URL.decode(key.publicKey) else { return false }
         switch key.algorithm {
         case .ed25519:
-            guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { return false }
+            guard let publicKey = try? Ed25519.PublicKey(rawRepresentation: Array(raw)) else { return false }
             return publicKey.isValidSignature(signed.signature, for: signed.message)
         case .es256:
-            let publicKey: P256.Signing.PublicKey?
+            let publicKey: P256.PublicKey?
             switch raw.count {
-            case 64: publicKey = try? P256.Signing.PublicKey(rawRepresentation: raw)
-            case 65: publicKey = try? P256.Signing.PublicKey(x963Representation: raw)
+            case 64: publicKey = try? P256.PublicKey(rawRepresentation: Array(raw))
+            case 65: publicKey = try? P256.PublicKey(x963Representation: Array(raw))
             default: publicKey = nil
             }
-            guard let publicKey, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signed.signature) else {
-                return false
-            }
-            return publicKey.isValidSignature(signature, for: SHA256.hash(data: signed.message))
+            // A signature that is not 64 bytes of r‖s is not valid.
+            guard let publicKey else { return false }
+            return publicKey.isValidSignature(signed.signature, for: signed.message)
         }
     }
 
