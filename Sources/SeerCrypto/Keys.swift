@@ -134,7 +134,7 @@ public enum P256 {
         }
     }
 
-    /// A public key: a point on the curve (libcrypto's full check).
+    /// A public key: a point on the curve, not the point at infinity (libcrypto's public-key check).
     public struct PublicKey {
         let key: OwnedKey
         /// X9.63: 04‖x‖y (65 bytes).
