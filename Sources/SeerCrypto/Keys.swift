@@ -11,9 +11,9 @@ public enum CryptoError: Error, Equatable, Sendable {
     case libraryFailure
 }
 
-/// One libcrypto key (`EVP_PKEY`), freed with its owner. Keys are not shared across threads: each
-/// value makes its own.
-final class OwnedKey {
+/// One libcrypto key (`EVP_PKEY`), freed with its owner. A key is never changed once made, and each
+/// signature or check makes its own context (`EVP_MD_CTX`), so threads may share it.
+final class OwnedKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`; throws `failure` when it is `nil`.
@@ -74,7 +74,7 @@ public enum Ed25519 {
     }
 
     /// A public key.
-    public struct PublicKey {
+    public struct PublicKey: Sendable {
         let key: OwnedKey
         /// The 32 bytes.
         public let rawRepresentation: [UInt8]
@@ -135,7 +135,7 @@ public enum P256 {
     }
 
     /// A public key: a point on the curve, not the point at infinity (libcrypto's public-key check).
-    public struct PublicKey {
+    public struct PublicKey: Sendable {
         let key: OwnedKey
         /// X9.63: 04‖x‖y (65 bytes).
         public let x963Representation: [UInt8]

@@ -197,21 +197,12 @@ public struct Verifier: Sendable {
 
     /// Checks `signed` with `key`. libcrypto's verification runs in time independent of the signature's content.
     public static func check(_ signed: SignedPart, with key: BrandKey) -> Bool {
-        guard signed.algorithm == key.algorithm, let raw = Base64URL.decode(key.publicKey) else { return false }
-        switch key.algorithm {
-        case .ed25519:
-            guard let publicKey = try? Ed25519.PublicKey(rawRepresentation: Array(raw)) else { return false }
-            return publicKey.isValidSignature(signed.signature, for: signed.message)
-        case .es256:
-            let publicKey: P256.PublicKey?
-            switch raw.count {
-            case 64: publicKey = try? P256.PublicKey(rawRepresentation: Array(raw))
-            case 65: publicKey = try? P256.PublicKey(x963Representation: Array(raw))
-            default: publicKey = nil
-            }
-            // A signature that is not 64 bytes of r‖s is not valid.
-            guard let publicKey else { return false }
-            return publicKey.isValidSignature(signed.signature, for: signed.message)
+        guard signed.algorithm == key.algorithm else { return false }
+        // A signature that is not 64 bytes (r‖s for P-256) is not valid.
+        switch PublicKeys.shared.key(key) {
+        case .ed25519(let publicKey): return publicKey.isValidSignature(signed.signature, for: signed.message)
+        case .p256(let publicKey): return publicKey.isValidSignature(signed.signature, for: signed.message)
+        case nil: return false
         }
     }
 
