@@ -41,9 +41,12 @@ enum BarEvidence {
     }
 
     /// The patches found.
+    /// The side of the square cells `image` is cut into, in pixels.
+    static func cellSide(_ image: GrayImage) -> Int { max(8, max(image.width, image.height) / 48) }
+
     static func patches(in image: GrayImage, limits: Limits = Limits()) -> [Patch] {
         let w = image.width, h = image.height
-        let cell = max(8, max(w, h) / 48)
+        let cell = cellSide(image)
         let cw = w / cell, ch = h / cell
         guard cw >= 1, ch >= 1 else { return [] }
         var angle = [Double](repeating: -1, count: cw * ch)  // -1: not a candidate
@@ -116,7 +119,7 @@ enum BarEvidence {
     /// into cells (nothing is ruled out there).
     /// `patches`: those ``patches(in:limits:)`` found on the image, when already looked for.
     static func mayHoldBars(_ image: GrayImage, limits: Limits = Limits(), patches found: [Patch]? = nil) -> Bool {
-        let cell = max(8, max(image.width, image.height) / 48)
+        let cell = cellSide(image)
         if image.width < 3 * cell || image.height < 3 * cell { return true }
         return !(found ?? patches(in: image, limits: limits)).isEmpty
     }

@@ -61,7 +61,7 @@ extension ReadSession {
         let ean = (wantsEAN || options.symbologies.contains(.code128)) && !found.contains(where: { !$0.raw.symbology.isMatrix })
         let limited = options.symbologies.contains(.databarLimited)
         guard ean || limited, showsBars(), let (_, scale) = level(.reduced) else { return }
-        let patches = barPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
+        let patches = openBarPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
         let linear = linearCodeBoxes()
         if debug { debugLog("bar lines: \(patches.count) patches") }
         for patch in patches {

@@ -490,7 +490,7 @@ extension ReadSession {
 
     mutating func readDataBarExpanded() {
         guard options.symbologies.contains(.databarExpanded), !outOfTime, showsBars(), let (_, scale) = level(.reduced) else { return }
-        let patches = barPatches.sorted { $0.cells > $1.cells }.prefix(Self.dataBarExpandedPatches)
+        let patches = openBarPatches.sorted { $0.cells > $1.cells }.prefix(Self.dataBarExpandedPatches)
         guard !patches.isEmpty else { return }
         var votes = DataBarExpanded.Votes()
         // Where each finder's pairs were seen (work coordinates).

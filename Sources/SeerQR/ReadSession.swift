@@ -273,17 +273,40 @@ struct ReadSession {
         return forQR ? "no bars and no pair of finder patterns" : "no bars"
     }
 
-    /// Whether the reduced level shows a patch of bars (``BarEvidence``), looked at once per photo
-    /// (an image too small to cut into cells, or with no reduced level, rules nothing out).
+    /// Whether the reduced level shows a patch of bars (``BarEvidence``) outside the matrix codes read
+    /// so far (``openBarPatches``). The patches are looked for once per photo; an image too small to
+    /// cut into cells, or with no reduced level, rules nothing out.
     mutating func showsBars() -> Bool {
-        if let barsSeen { return barsSeen }
-        guard let (image, _) = level(.reduced) else { return true }
-        let patches = BarEvidence.patches(in: image)
-        barPatches = patches
-        let seen = BarEvidence.mayHoldBars(image, patches: patches)
-        if debug { debugLog("bar evidence on \(image.width)x\(image.height): \(seen)") }
-        barsSeen = seen
-        return seen
+        if barsSeen == nil {
+            guard let (image, _) = level(.reduced) else { return true }
+            barPatches = BarEvidence.patches(in: image)
+            barsSeen = BarEvidence.mayHoldBars(image, patches: barPatches)
+            if debug { debugLog("bar evidence on \(image.width)x\(image.height): \(barsSeen == true)") }
+        }
+        guard barsSeen == true else { return false }
+        // An image too small to cut into cells has no patches and rules nothing out.
+        if barPatches.isEmpty { return true }
+        let open = openBarPatches.count
+        if debug, open < barPatches.count { debugLog("bar evidence: \(barPatches.count - open) of \(barPatches.count) patches inside codes read") }
+        return open > 0
+    }
+
+    /// The patches of bars (``barPatches``) a linear code may lie in: those not inside a matrix code
+    /// already read. A QR Code's rows of modules often line up into a patch of bars, and no code is
+    /// printed within another. A patch is inside a code when its box, less one cell at each side
+    /// (the cells' grid does not follow the code's edges), lies within the code's outline grown by
+    /// 15 % about its centre.
+    var openBarPatches: [BarEvidence.Patch] {
+        let codes = found.filter { $0.raw.symbology.isMatrix }
+        guard !codes.isEmpty, let (image, scale) = levels[.reduced] else { return barPatches }
+        let cell = BarEvidence.cellSide(image)
+        return barPatches.filter { patch in
+            let cx = Double(patch.x0 + patch.x1) / 2, cy = Double(patch.y0 + patch.y1) / 2
+            let x0 = min(cx, Double(patch.x0 + cell)), x1 = max(cx, Double(patch.x1 - cell))
+            let y0 = min(cy, Double(patch.y0 + cell)), y1 = max(cy, Double(patch.y1 - cell))
+            let box = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map { Point(x: $0.0 * scale.0, y: $0.1 * scale.1) }
+            return !codes.contains { code in box.allSatisfy { code.contains($0) } }
+        }
     }
 
     /// Whether two strong finder patterns of about the same module size (within 1.5×) were seen: the
@@ -397,7 +420,7 @@ struct ReadSession {
         // zbar reads QR Codes too: a QR Code the locator saw but could not read may be anywhere.
         guard !wantsQR || unexplainedFinders.isEmpty, showsBars(), let (_, reduced) = level(.reduced) else { return nil }
         let fx = reduced.0 / scale.0, fy = reduced.1 / scale.1
-        var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = barPatches.map { p in
+        var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = openBarPatches.map { p in
             let x0 = Double(p.x0) * fx, x1 = Double(p.x1 + 1) * fx, y0 = Double(p.y0) * fy, y1 = Double(p.y1 + 1) * fy
             let grow = max(x1 - x0, y1 - y0) / 2 + 8
             return (

@@ -49,3 +49,23 @@ struct BarPatchScanTests {
         #expect(xs.min()! >= 760 && xs.max()! <= 760 + Double(ean.width), "read at \(barcode.corners)")
     }
 }
+
+/// Rows of a QR Code's modules can line up into a patch of bars; a patch inside a code already read
+/// holds no linear code, and is not scanned for one.
+@Suite("Bar patches inside codes read")
+struct BarPatchesInsideCodesTests {
+    @Test("patches of bars inside a QR Code read are set aside; a barcode beside it is still read", arguments: [false, true])
+    func patchesInsideACode(withBarcode: Bool) throws {
+        let qr = try QREncoder.encode(String(repeating: "SEER 0123456789 ", count: 12)).image(moduleSize: 14)
+        var parts = [(image: qr, x: 40, y: 40)]
+        if withBarcode {
+            parts.append((EANConstructionTests.render([EANConstructionTests.ean13("4006381333931")], module: 3, height: 120), 40 + qr.width + 80, 300))
+        }
+        let image = BarPatchScanTests.page(width: 40 + qr.width + (withBarcode ? 460 : 40), height: qr.height + 80, parts)
+        let (symbols, trace) = BarPatchScanTests.read(image)
+        print(trace.filter { $0.contains("bar") }.joined(separator: "\n"))
+        let texts = symbols.compactMap(\.text)
+        #expect(texts.contains(String(repeating: "SEER 0123456789 ", count: 12)))
+        #expect(texts.contains("4006381333931") == withBarcode)
+    }
+}
