@@ -54,17 +54,19 @@ enum BarEvidence {
             for cy in 0..<ch {
                 for cx in 0..<cw {
                     let x0 = cx * cell, y0 = cy * cell
-                    var jxx = 0.0, jyy = 0.0, jxy = 0.0
+                    // Sums of whole numbers, exact in integers (a cell's are far below Int's range).
+                    var sxx = 0, syy = 0, sxy = 0
                     for y in max(1, y0)..<min(h - 1, y0 + cell) {
                         let row = y * w
                         for x in max(1, x0)..<min(w - 1, x0 + cell) {
-                            let gx = Double(Int(p[row + x + 1]) - Int(p[row + x - 1]))
-                            let gy = Double(Int(p[row + x + w]) - Int(p[row + x - w]))
-                            jxx += gx * gx
-                            jyy += gy * gy
-                            jxy += gx * gy
+                            let gx = Int(p[row + x + 1]) &- Int(p[row + x - 1])
+                            let gy = Int(p[row + x + w]) &- Int(p[row + x - w])
+                            sxx &+= gx &* gx
+                            syy &+= gy &* gy
+                            sxy &+= gx &* gy
                         }
                     }
+                    let jxx = Double(sxx), jyy = Double(syy), jxy = Double(sxy)
                     let energy = jxx + jyy
                     guard energy > 0 else { continue }
                     let coherence = ((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy).squareRoot() / energy
