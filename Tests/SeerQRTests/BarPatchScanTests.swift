@@ -50,22 +50,32 @@ struct BarPatchScanTests {
     }
 }
 
-/// Rows of a QR Code's modules can line up into a patch of bars; a patch inside a code already read
-/// holds no linear code, and is not scanned for one.
+/// Rows of a QR Code's modules can line up into a patch of bars (a QR Code turned 210°, in
+/// `TestImages/qr/generated`); a patch inside a code already read holds no linear code, and is not
+/// scanned for one.
 @Suite("Bar patches inside codes read")
 struct BarPatchesInsideCodesTests {
-    @Test("patches of bars inside a QR Code read are set aside; a barcode beside it is still read", arguments: [false, true])
-    func patchesInsideACode(withBarcode: Bool) throws {
-        let qr = try QREncoder.encode(String(repeating: "SEER 0123456789 ", count: 12)).image(moduleSize: 14)
-        var parts = [(image: qr, x: 40, y: 40)]
-        if withBarcode {
-            parts.append((EANConstructionTests.render([EANConstructionTests.ean13("4006381333931")], module: 3, height: 120), 40 + qr.width + 80, 300))
-        }
-        let image = BarPatchScanTests.page(width: 40 + qr.width + (withBarcode ? 460 : 40), height: qr.height + 80, parts)
+    static let turned = Fixtures.root.appendingPathComponent("TestImages/qr/generated/rotate-210.png").path
+
+    @Test("a turned QR Code's patches of bars are set aside once it is read: no linear scan runs")
+    func patchesInsideACode() throws {
+        let qr = try Fixtures.gray(Self.turned)
+        let (symbols, trace) = BarPatchScanTests.read(qr)
+        #expect(symbols.map(\.symbology) == [.qr])
+        #expect(trace.contains("bar evidence on \(qr.width)x\(qr.height): true"), "the picture shows bars")
+        #expect(trace.contains { $0.hasPrefix("bar evidence: ") && $0.hasSuffix("patches inside codes read") })
+        #expect(trace.contains("skip zbar/reduced/plain: no bars"))
+        #expect(!trace.contains { $0.hasPrefix("pass zbar") || $0.hasPrefix("bar lines: patch") })
+    }
+
+    @Test("an EAN-13 beside the turned QR Code is still read from its own patch")
+    func barcodeBesideACode() throws {
+        let qr = try Fixtures.gray(Self.turned)
+        let ean = EANConstructionTests.render([EANConstructionTests.ean13("4006381333931")], module: 2, height: 90)
+        let image = BarPatchScanTests.page(width: qr.width + ean.width + 100, height: max(qr.height, 200), [(qr, 0, 0), (ean, qr.width + 50, 40)])
         let (symbols, trace) = BarPatchScanTests.read(image)
-        print(trace.filter { $0.contains("bar") }.joined(separator: "\n"))
-        let texts = symbols.compactMap(\.text)
-        #expect(texts.contains(String(repeating: "SEER 0123456789 ", count: 12)))
-        #expect(texts.contains("4006381333931") == withBarcode)
+        #expect(symbols.map(\.symbology).sorted { $0.rawValue < $1.rawValue } == [.ean13, .qr])
+        #expect(symbols.contains { $0.text == "4006381333931" })
+        #expect(trace.contains { $0.hasPrefix("pass zbar") }, "the barcode's patch is scanned")
     }
 }
