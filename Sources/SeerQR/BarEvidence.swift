@@ -40,10 +40,10 @@ enum BarEvidence {
         var x0: Int, y0: Int, x1: Int, y1: Int
     }
 
-    /// The patches found.
     /// The side of the square cells `image` is cut into, in pixels.
     static func cellSide(_ image: GrayImage) -> Int { max(8, max(image.width, image.height) / 48) }
 
+    /// The patches found.
     static func patches(in image: GrayImage, limits: Limits = Limits()) -> [Patch] {
         let w = image.width, h = image.height
         let cell = cellSide(image)
