@@ -1,5 +1,4 @@
 import Foundation
-import SeerCrypto
 import SeerVerify
 
 /// Validates registry files and writes them inside the caller's transaction; the first error aborts it.
@@ -111,7 +110,7 @@ struct RegistryImporter {
                         throw fail(name, record, field + ".kid", "key id \(key.kid) already belongs to brand \(owner)")
                     }
                     kids[key.kid] = brand.id
-                    if let problem = Self.checkPublicKey(key) { throw fail(name, record, field + ".publicKey", problem) }
+                    if let problem = key.keyProblem { throw fail(name, record, field + ".publicKey", problem) }
                     if let owner = try db.row("SELECT brand FROM brandKey WHERE kid = ?", [key.kid.sqlValue]).flatMap({ $0.get("brand", as: String.self) }),
                         owner != brand.id
                     {
@@ -229,22 +228,6 @@ struct RegistryImporter {
                         """,
                     [charger.id.sqlValue, charger.serial.sqlValue, charger.location.sqlValue, charger.status.rawValue.sqlValue])
                 summary.chargers += 1
-            }
-        }
-    }
-
-    /// Why a public key is unusable, or `nil`.
-    static func checkPublicKey(_ key: BrandKey) -> String? {
-        guard let raw = Base64URL.decode(key.publicKey) else { return "not canonical base64url" }
-        switch key.algorithm {
-        case .ed25519:
-            if raw.count != 32 { return "an Ed25519 public key has 32 bytes; got \(raw.count)" }
-            return (try? Ed25519.PublicKey(rawRepresentation: Array(raw))) == nil ? "not an Ed25519 public key" : nil
-        case .es256:
-            switch raw.count {
-            case 64: return (try? P256.PublicKey(rawRepresentation: Array(raw))) == nil ? "not a point on P-256" : nil
-            case 65: return (try? P256.PublicKey(x963Representation: Array(raw))) == nil ? "not a point on P-256" : nil
-            default: return "a P-256 public key has 64 (raw) or 65 (X9.63) bytes; got \(raw.count)"
             }
         }
     }

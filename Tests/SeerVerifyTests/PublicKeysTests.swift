@@ -52,6 +52,18 @@ import Testing
         }
     }
 
+    @Test("a record whose bytes are no key says why, as a registry import reports it")
+    func keyProblems() {
+        func record(_ algorithm: SignatureAlgorithm, _ text: String) -> BrandKey { BrandKey(kid: "k", algorithm: algorithm, publicKey: text) }
+        #expect(Self.ed.publicKey().keyProblem == nil)
+        #expect(Self.ec.publicKey().keyProblem == nil)
+        #expect(record(.ed25519, "not base64url!").keyProblem == "not canonical base64url")
+        #expect(record(.ed25519, Base64URL.encode([UInt8](repeating: 1, count: 31))).keyProblem == "an Ed25519 public key has 32 bytes; got 31")
+        #expect(record(.es256, Base64URL.encode([UInt8](repeating: 1, count: 33))).keyProblem == "a P-256 public key has 64 (raw) or 65 (X9.63) bytes; got 33")
+        #expect(record(.es256, Base64URL.encode([UInt8](repeating: 1, count: 64))).keyProblem == "not a point on P-256")
+        #expect(record(.es256, Base64URL.encode([0x02] + [UInt8](repeating: 1, count: 64))).keyProblem == "not a point on P-256")
+    }
+
     @Test("checks on many threads at once share the keys and agree")
     func concurrentChecks() async throws {
         let good = try [Self.signed(Self.ed, "one"), Self.signed(Self.ec, "two")]
