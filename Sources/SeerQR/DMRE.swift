@@ -298,6 +298,10 @@ struct DMRELocator {
     let bin: BinaryImage
     /// The least fraction of finder and clock modules that must match a size.
     static let minimumScore = 0.85
+    /// Sizes that come near ``minimumScore`` (at least this score, the best few of an outline) are
+    /// refined at a second look (``readNearMisses(_:tables:log:)``).
+    static let nearScore = 0.6
+    static let nearMisses = 6
     /// Least darker-to-lighter contrast (grey levels) between the finder's and the clock's modules.
     static let minimumContrast = 24.0
 
@@ -760,8 +764,11 @@ struct DMRELocator {
 
     /// Reads the symbol an outline holds, if it is a symbol of one of `tables`' sizes whose blocks
     /// correct.
-    func read(_ outline: [Point], tables: [DMRE.Table] = [DMRE.table], log: ((String) -> Void)? = nil) -> DMRERead? {
+    /// `nearMisses` is set to the sizes that came near (``readNearMisses(_:tables:log:)``).
+    func read(_ outline: [Point], tables: [DMRE.Table] = [DMRE.table], nearMisses: inout [Hypothesis], log: ((String) -> Void)? = nil) -> DMRERead? {
         func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        var near: [Hypothesis] = []
+        defer { nearMisses = near }
         return gray.pixels.withUnsafeBufferPointer { p -> DMRERead? in
             let w = gray.width, h = gray.height
             func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
@@ -820,26 +827,8 @@ struct DMRELocator {
                             if planned - Double(finderSamples - finderDark) < 0.8 * planned { continue sizeLoop }
                         }
                         guard Double(finderDark) >= 0.8 * Double(finderSamples) else { continue }
-                        let fixed = table.fixedModules[index]
-                        var values = [Double](repeating: 0, count: fixed.count)
-                        var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
-                        for (i, m) in fixed.enumerated() {
-                            let v = grey(hm.apply(Double(m.1) + 0.5, Double(m.0) + 0.5))
-                            values[i] = v
-                            if m.2 {
-                                darkSum += v
-                                darkCount += 1
-                            } else {
-                                lightSum += v
-                                lightCount += 1
-                            }
-                        }
-                        let dark = darkSum / darkCount, light = lightSum / lightCount
+                        let (score, dark, light) = agreement(hm, table.fixedModules[index], grey: grey)
                         guard light - dark >= Self.minimumContrast else { continue }
-                        let threshold = (dark + light) / 2
-                        var agree = 0
-                        for (i, m) in fixed.enumerated() where (values[i] < threshold) == m.2 { agree += 1 }
-                        let score = Double(agree) / Double(fixed.count)
                         hypotheses.append(Hypothesis(table: t, size: index, homography: hm, corners: quad, score: score, dark: dark, light: light))
                     }
                 }
@@ -852,25 +841,81 @@ struct DMRELocator {
             }
             // A square size and its mirror image match the same finder and clock modules: the best
             // four, so that both of the best size's readings are tried.
-            for first in hypotheses.prefix(4) where first.score >= Self.minimumScore {
-                let table = tables[first.table], s = table.sizes[first.size]
-                log?("dmre: \(s) score \(String(format: "%.3f", first.score)) contrast \(Int(first.light - first.dark))")
-                // The outline as found, then moved corner by corner to where the finder and clock
-                // modules stand out most (a hull's corner can be off by a fraction of a module, too
-                // much for small modules).
-                var fits = [first]
-                if let refined = refine(first, table: table, grey: grey), refined.light - refined.dark > first.light - first.dark {
-                    fits.append(refined)
-                }
-                for hyp in fits {
-                    if hyp.corners != first.corners {
-                        log?("dmre: refined outline, contrast \(Int(hyp.light - hyp.dark))")
-                    }
-                    if let read = sampleAndDecode(hyp, table: table, grey: grey, log: log) { return read }
-                }
-            }
-            return nil
+            let ranked = hypotheses.prefix(4).filter { $0.score >= Self.minimumScore }
+            near = Array(hypotheses.filter { $0.score >= Self.nearScore && $0.score < Self.minimumScore }.prefix(Self.nearMisses))
+            return decode(ranked, tables: tables, grey: grey, log: log)
         }
+    }
+
+    /// Reads the symbol an outline holds, at the first look only.
+    func read(_ outline: [Point], tables: [DMRE.Table] = [DMRE.table], log: ((String) -> Void)? = nil) -> DMRERead? {
+        var nearMisses: [Hypothesis] = []
+        return read(outline, tables: tables, nearMisses: &nearMisses, log: log)
+    }
+
+    /// Reads the sizes that came near in ``read(_:tables:nearMisses:log:)``, a second look for when
+    /// time is left. Small modules seen in perspective: a hull's corner half a module off puts the
+    /// right size's clock modules between cells. Each near miss is moved to where its finder and
+    /// clock stand out most (``refine(_:table:grey:)``) and counted again.
+    func readNearMisses(_ nearMisses: [Hypothesis], tables: [DMRE.Table], log: ((String) -> Void)? = nil) -> DMRERead? {
+        gray.pixels.withUnsafeBufferPointer { p -> DMRERead? in
+            let w = gray.width, h = gray.height
+            func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
+            var ranked: [Hypothesis] = []
+            for near in nearMisses {
+                let table = tables[near.table]
+                guard var moved = refine(near, table: table, grey: grey) else { continue }
+                moved.score = agreement(moved.homography, table.fixedModules[moved.size], grey: grey).score
+                log?("dmre: \(table.sizes[near.size]) near miss \(String(format: "%.3f", near.score)), moved \(String(format: "%.3f", moved.score))")
+                if moved.score >= Self.minimumScore { ranked.append(moved) }
+            }
+            ranked.sort { $0.score > $1.score }
+            return decode(ranked, tables: tables, grey: grey, log: log)
+        }
+    }
+
+    /// Samples and decodes the best four hypotheses, each as found and refined.
+    func decode(_ ranked: [Hypothesis], tables: [DMRE.Table], grey: (Point) -> Double, log: ((String) -> Void)?) -> DMRERead? {
+        for first in ranked.prefix(4) {
+            let table = tables[first.table], s = table.sizes[first.size]
+            log?("dmre: \(s) score \(String(format: "%.3f", first.score)) contrast \(Int(first.light - first.dark))")
+            // The outline as found, then moved corner by corner to where the finder and clock
+            // modules stand out most (a hull's corner can be off by a fraction of a module, too
+            // much for small modules).
+            var fits = [first]
+            if let refined = refine(first, table: table, grey: grey), refined.light - refined.dark > first.light - first.dark {
+                fits.append(refined)
+            }
+            for hyp in fits {
+                if hyp.corners != first.corners {
+                    log?("dmre: refined outline, contrast \(Int(hyp.light - hyp.dark))")
+                }
+                if let read = sampleAndDecode(hyp, table: table, grey: grey, log: log) { return read }
+            }
+        }
+        return nil
+    }
+
+    /// How well `hm` lays a size's finder and clock modules (`fixed`) on the image: the fraction
+    /// found as dark or light as they should be, at the threshold halfway between the mean levels
+    /// of those that should be dark and those that should be light, and those two levels.
+    func agreement(_ hm: Homography, _ fixed: [(Int, Int, Bool)], grey: (Point) -> Double) -> (score: Double, dark: Double, light: Double) {
+        let values = fixed.map { grey(hm.apply(Double($0.1) + 0.5, Double($0.0) + 0.5)) }
+        var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
+        for (i, m) in fixed.enumerated() {
+            if m.2 {
+                darkSum += values[i]
+                darkCount += 1
+            } else {
+                lightSum += values[i]
+                lightCount += 1
+            }
+        }
+        let dark = darkSum / max(1, darkCount), light = lightSum / max(1, lightCount)
+        let threshold = (dark + light) / 2
+        var agree = 0
+        for (i, m) in fixed.enumerated() where (values[i] < threshold) == m.2 { agree += 1 }
+        return (Double(agree) / Double(max(1, fixed.count)), dark, light)
     }
 
     /// Samples every module of a hypothesis's size through its homography and decodes them at a
@@ -988,19 +1033,52 @@ extension ReadSession {
         if debug { debugLog("dmre: \(candidates.count) candidates on \(locator.gray.width)x\(locator.gray.height) in \(String(format: "%.1f", elapsedMs - started)) ms") }
         for outline in candidates {
             if outOfTime { break }
-            let centre = Point(
-                x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
-            // Where a code is read already (a QR Code's region is as square as a DataMatrix's), no
-            // other lies.
-            if found.contains(where: { $0.contains(centre) }) { continue }
-            guard let read = locator.read(outline, tables: [DMRE.table, DMRE.squareAndRectangleTable], log: debug ? { logger.trace("\($0)") } : nil) else { continue }
-            if debug {
-                debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
-            }
-            var raw = RawSymbol(symbology: .datamatrix, bytes: read.stream.bytes, points: [], quality: 1, isGS1: read.stream.gs1)
-            raw.dataMatrix = read.stream
-            let corners = read.corners.map { Point(x: $0.x * scale.0, y: $0.y * scale.1) }
-            add(raw, corners: corners, module: read.module * (scale.0 + scale.1) / 2)
+            readDMRE(outline, locator, scale: scale)
         }
+    }
+
+    /// Reads one outline unless a code read already covers its centre (a QR Code's region is as
+    /// square as a DataMatrix's; no other code lies inside one). The sizes that came near are kept
+    /// for ``readDMRENearMisses()``.
+    mutating func readDMRE(_ outline: [Point], _ locator: DMRELocator, scale: (Double, Double), nearMisses: [DMRELocator.Hypothesis]? = nil) {
+        let logger = self.logger
+        let log: ((String) -> Void)? = debug ? { logger.trace("\($0)") } : nil
+        let centre = Point(x: outline.map(\.x).reduce(0, +) / 4 * scale.0, y: outline.map(\.y).reduce(0, +) / 4 * scale.1)
+        if found.contains(where: { $0.contains(centre) }) { return }
+        let tables = [DMRE.table, DMRE.squareAndRectangleTable]
+        var near: [DMRELocator.Hypothesis] = []
+        let read: DMRERead?
+        if let nearMisses {
+            read = locator.readNearMisses(nearMisses, tables: tables, log: log)
+        } else {
+            read = locator.read(outline, tables: tables, nearMisses: &near, log: log)
+        }
+        guard let read else {
+            if !near.isEmpty { dmreUnread.append((locator, outline, scale, near)) }
+            return
+        }
+        if debug {
+            debugLog("decoder input \(DecoderInput.dataMatrixSymbol(codewords: read.codewords, blocks: read.size.blocks, errorWords: read.size.errorWords / read.size.blocks).hex)")
+        }
+        var raw = RawSymbol(symbology: .datamatrix, bytes: read.stream.bytes, points: [], quality: 1, isGS1: read.stream.gs1)
+        raw.dataMatrix = read.stream
+        let corners = read.corners.map { Point(x: $0.x * scale.0, y: $0.y * scale.1) }
+        add(raw, corners: corners, module: read.module * (scale.0 + scale.1) / 2)
+    }
+
+    /// The outlines ``readDMRE()`` could not read, looked at again once every other reader has
+    /// run, while time is left: the sizes that came near are refined (``DMRELocator/readNearMisses(_:tables:log:)``).
+    /// Last, because it costs most where nothing is a DataMatrix (a PDF417 symbol's region has
+    /// the shape of one), and a code read since covers its own outline.
+    mutating func readDMRENearMisses() {
+        let unread = dmreUnread
+        dmreUnread = []
+        guard !unread.isEmpty else { return }
+        let started = elapsedMs
+        for (locator, outline, scale, near) in unread {
+            if outOfTime { break }
+            readDMRE(outline, locator, scale: scale, nearMisses: near)
+        }
+        if debug { debugLog("dmre: near misses of \(unread.count) outlines in \(String(format: "%.2f", elapsedMs - started)) ms") }
     }
 }

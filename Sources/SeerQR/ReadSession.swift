@@ -59,6 +59,9 @@ struct ReadSession {
     var bullsEyeScans: [CodeBinarization: BullsEyeScan] = [:]
     /// A small reduced level enlarged for the bull's-eye searches, once made.
     var bullsEyeEnlarged: GrayImage?
+    /// Outlines of the DataMatrix locator not read and the sizes that came near, for a second look
+    /// (``readDMRENearMisses()``).
+    var dmreUnread: [(locator: DMRELocator, outline: [Point], scale: (Double, Double), near: [DMRELocator.Hypothesis])] = []
     /// Whether the QR locator runs: for QR Codes, and for Micro QR Codes and rMQRs, whose finder it finds.
     var wantsQR: Bool { options.symbologies.contains { $0.hasFinderPatterns } }
     var wantsLinear: Bool { options.symbologies.contains { !$0.isMatrix } }
@@ -175,6 +178,7 @@ struct ReadSession {
             readMaxiCode()
             if options.symbologies.contains(.microqr) { readAtFinders(.microqr, tried: \.microQRTried) }
             if options.symbologies.contains(.rmqr) { readAtFinders(.rmqr, tried: \.rmqrTried) }
+            readDMRENearMisses()
         }
         // QR Codes read while looking for Micro QR Codes only.
         if !options.symbologies.contains(.qr) { found.removeAll { $0.raw.symbology == .qr } }
