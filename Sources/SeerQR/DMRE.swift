@@ -976,13 +976,18 @@ struct DMRELocator {
         let module = (distance(hyp.corners[3], hyp.corners[2]) / Double(s.columns) + distance(hyp.corners[3], hyp.corners[0]) / Double(s.rows)) / 2
         var best = hyp, improved = false
         var step = 0.4 * module
+        // One corner moved at a time, in place, and put back when the move does not help.
+        var quad = best.corners
         for _ in 0..<10 {
             var moved = false
             for k in 0..<4 {
                 for (dx, dy) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
-                    var quad = best.corners
-                    quad[k] = Point(x: quad[k].x + dx * step, y: quad[k].y + dy * step)
-                    guard let (hm, dark, light) = measure(quad), light - dark > best.light - best.dark else { continue }
+                    let kept = quad[k]
+                    quad[k] = Point(x: kept.x + dx * step, y: kept.y + dy * step)
+                    guard let (hm, dark, light) = measure(quad), light - dark > best.light - best.dark else {
+                        quad[k] = kept
+                        continue
+                    }
                     best.corners = quad
                     best.homography = hm
                     best.dark = dark
