@@ -862,17 +862,44 @@ struct DMRELocator {
             let w = gray.width, h = gray.height
             func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
             var ranked: [Hypothesis] = []
+            var refined: [(near: Hypothesis, moved: Hypothesis?)] = []
             for near in nearMisses {
-                let table = tables[near.table]
-                guard var moved = refine(near, table: table, grey: grey) else { continue }
-                moved.score = agreement(moved.homography, table.fixedModules[moved.size], grey: grey).score
-                log?("dmre: \(table.sizes[near.size]) near miss \(String(format: "%.3f", near.score)), moved \(String(format: "%.3f", moved.score))")
+                let table = tables[near.table], s = table.sizes[near.size]
+                var moved: Hypothesis?
+                if s.rows == s.columns,
+                    let twin = refined.first(where: { $0.near.table == near.table && $0.near.size == near.size && $0.near.corners == Self.transposed(near.corners) })
+                {
+                    // A square read transposed (its mirror image) has the same finder and clock
+                    // modules: its twin's refined corners, transposed, without refining again.
+                    moved = twin.moved.flatMap { twin in
+                        let corners = Self.transposed(twin.corners)
+                        return Homography(from: Self.grid(s), to: corners).map {
+                            Hypothesis(table: twin.table, size: twin.size, homography: $0, corners: corners, score: twin.score, dark: twin.dark, light: twin.light)
+                        }
+                    }
+                } else {
+                    moved = refine(near, table: table, grey: grey)
+                    if let hm = moved?.homography { moved?.score = agreement(hm, table.fixedModules[near.size], grey: grey).score }
+                }
+                refined.append((near, moved))
+                guard let moved else { continue }
+                log?("dmre: \(s) near miss \(String(format: "%.3f", near.score)), moved \(String(format: "%.3f", moved.score))")
                 if moved.score >= Self.minimumScore { ranked.append(moved) }
             }
             ranked.sort { $0.score > $1.score }
             return decode(ranked, tables: tables, grey: grey, log: log)
         }
     }
+
+    /// A size's modules as a rectangle (top-left, top-right, bottom-right, bottom-left), for the
+    /// homography from module coordinates to an outline.
+    static func grid(_ s: DMRE.Size) -> [Point] {
+        [Point(x: 0, y: 0), Point(x: Double(s.columns), y: 0), Point(x: Double(s.columns), y: Double(s.rows)), Point(x: 0, y: Double(s.rows))]
+    }
+
+    /// An outline's corners for the reading with rows and columns exchanged: the ends of the finder's
+    /// two arms swap, its corner and the opposite one stay.
+    static func transposed(_ corners: [Point]) -> [Point] { [corners[2], corners[1], corners[0], corners[3]] }
 
     /// Samples and decodes the best four hypotheses, each as found and refined.
     func decode(_ ranked: [Hypothesis], tables: [DMRE.Table], grey: (Point) -> Double, log: ((String) -> Void)?) -> DMRERead? {
@@ -956,7 +983,7 @@ struct DMRELocator {
     /// between the size's dark and light finder and clock modules grows; nil when no move helps.
     func refine(_ hyp: Hypothesis, table: DMRE.Table, grey: (Point) -> Double) -> Hypothesis? {
         let s = table.sizes[hyp.size], fixed = table.fixedModules[hyp.size]
-        let grid = [Point(x: 0, y: 0), Point(x: Double(s.columns), y: 0), Point(x: Double(s.columns), y: Double(s.rows)), Point(x: 0, y: Double(s.rows))]
+        let grid = Self.grid(s)
         func measure(_ quad: [Point]) -> (Homography, Double, Double)? {
             guard let hm = Homography(from: grid, to: quad) else { return nil }
             var darkSum = 0.0, darkCount = 0.0, lightSum = 0.0, lightCount = 0.0
