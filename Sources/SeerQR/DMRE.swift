@@ -767,8 +767,6 @@ struct DMRELocator {
     /// `nearMisses` is set to the sizes that came near (``readNearMisses(_:tables:log:)``).
     func read(_ outline: [Point], tables: [DMRE.Table] = [DMRE.table], nearMisses: inout [Hypothesis], log: ((String) -> Void)? = nil) -> DMRERead? {
         func distance(_ a: Point, _ b: Point) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
-        var near: [Hypothesis] = []
-        defer { nearMisses = near }
         return gray.pixels.withUnsafeBufferPointer { p -> DMRERead? in
             let w = gray.width, h = gray.height
             func grey(_ q: Point) -> Double { Imaging.sampleFloat(p, w, h, q.x - 0.5, q.y - 0.5) }
@@ -842,7 +840,7 @@ struct DMRELocator {
             // A square size and its mirror image match the same finder and clock modules: the best
             // four, so that both of the best size's readings are tried.
             let ranked = hypotheses.prefix(4).filter { $0.score >= Self.minimumScore }
-            near = Array(hypotheses.filter { $0.score >= Self.nearScore && $0.score < Self.minimumScore }.prefix(Self.nearMisses))
+            nearMisses = Array(hypotheses.filter { $0.score >= Self.nearScore && $0.score < Self.minimumScore }.prefix(Self.nearMisses))
             return decode(ranked, tables: tables, grey: grey, log: log)
         }
     }
@@ -872,10 +870,11 @@ struct DMRELocator {
                     // A square read transposed (its mirror image) has the same finder and clock
                     // modules: its twin's refined corners, transposed, without refining again.
                     moved = twin.moved.flatMap { twin in
-                        let corners = Self.transposed(twin.corners)
-                        return Homography(from: Self.grid(s), to: corners).map {
-                            Hypothesis(table: twin.table, size: twin.size, homography: $0, corners: corners, score: twin.score, dark: twin.dark, light: twin.light)
-                        }
+                        var transposed = twin
+                        transposed.corners = Self.transposed(twin.corners)
+                        guard let hm = Homography(from: Self.grid(s), to: transposed.corners) else { return nil }
+                        transposed.homography = hm
+                        return transposed
                     }
                 } else {
                     moved = refine(near, table: table, grey: grey)
