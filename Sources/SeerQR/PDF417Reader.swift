@@ -629,12 +629,26 @@ extension ReadSession {
                 a = (0..<2).map { k in lerp(b[k], a[k], modules * module / dist(a[k], b[k])) }
             }
             var tLeft = fit(leftRows), tRight = fit(rightRows)
+            // Those indicators were read on lines between the patterns at equal t, which cross the
+            // rows of a turned symbol: each was seen a quarter of its way in from its edge (its
+            // centre, 25.5 modules from the outer edge), where the line meets the row further along.
+            // With each row's line from t = TL on the left to TR on the right, an indicator at
+            // fraction s of the line shows its row at (1 − s)·TL + s·TR; both sides' fits give TL, TR.
+            if side == .both, let seenLeft = tLeft, let seenRight = tRight {
+                let sL = 25.5 / modules, sR = (modules - 26.5) / modules
+                func span(_ r: Double) -> Double { (seenRight(r) - seenLeft(r)) / (sR - sL) }
+                tLeft = { seenLeft($0) - sL * span($0) }
+                tRight = { seenRight($0) + (1 - sR) * span($0) }
+            }
             if side == .start { tRight = tLeft }
             if side == .stop { tLeft = tRight }
             var votes = [[Int: Int]](repeating: [:], count: rows * columns)
             let positions = (0..<(columns + 2)).map { Double(17 * ($0 + 1)) }
             // The start pattern's module over the stop's: a symbol seen at a slant.
             let ratio = sides.0 > 0 && sides.1 > 0 ? sides.0 / sides.1 : 1
+            // Indicators read on the lines along the rows, with the data codeword beside them of their
+            // cluster: where each row lies along the edges, also beyond the lines the patterns crossed.
+            var seenLeft: [(t: Double, row: Int)] = [], seenRight: [(t: Double, row: Int)] = []
             /// Reads the line from the left edge at `tl` to the right at `tr`; its votes count for `row`,
             /// or for the row its indicators name (nil: both must name one).
             func vote(_ tl: Double, _ tr: Double, row expected: Int?) {
@@ -645,6 +659,10 @@ extension ReadSession {
                 // The indicator on the side not seen is not trusted to name the row.
                 if side == .start { cw[columns + 1] = nil }
                 if side == .stop { cw[0] = nil }
+                if expected != nil {
+                    if let l = cw[0], l.cluster == cw[1]?.cluster { seenLeft.append((tl, 3 * (l.value / 30) + l.cluster)) }
+                    if let r = cw[columns + 1], r.cluster == cw[columns]?.cluster { seenRight.append((tr, 3 * (r.value / 30) + r.cluster)) }
+                }
                 var row = expected
                 for ri in [cw[0], cw[columns + 1]] {
                     guard let ri else { continue }
@@ -661,7 +679,8 @@ extension ReadSession {
             // Lines at even steps between the ends of the patterns seen, placed by their indicators.
             for t in ts { vote(t, t, row: nil) }
             // Lines along each row as the indicators place it on each side.
-            if let tLeft, let tRight {
+            func followRows() {
+                guard let tLeft, let tRight else { return }
                 if debug { debugLog("pdf417: rows at t \(tLeft(0))…\(tLeft(Double(rows - 1))) left, \(tRight(0))…\(tRight(Double(rows - 1))) right") }
                 for row in 0..<rows {
                     for f in [-0.2, 0, 0.2] {
@@ -671,23 +690,40 @@ extension ReadSession {
                     }
                 }
             }
-            var codewords = [Int](repeating: 0, count: rows * columns)
-            var erasures: [Int] = []
-            for (i, v) in votes.enumerated() {
-                let sorted = v.sorted { $0.value > $1.value }
-                if let first = sorted.first, sorted.count < 2 || sorted[1].value < first.value {
-                    codewords[i] = first.key
-                } else {
-                    erasures.append(i)
+            func decode() -> PDF417Message? {
+                var codewords = [Int](repeating: 0, count: rows * columns)
+                var erasures: [Int] = []
+                for (i, v) in votes.enumerated() {
+                    let sorted = v.sorted { $0.value > $1.value }
+                    if let first = sorted.first, sorted.count < 2 || sorted[1].value < first.value {
+                        codewords[i] = first.key
+                    } else {
+                        erasures.append(i)
+                    }
+                }
+                if debug { debugLog("pdf417: \(erasures.count) erasures of \(rows * columns)") }
+                if debug {
+                    debugLog("decoder input \(DecoderInput.pdf417(codewords: codewords, checkCount: k, erasures: erasures).hex)")
+                }
+                return PDF417HighLevel.decodeSymbol(codewords, checkCount: k, erasures: erasures, log: debug ? { debugLog($0) } : nil)
+            }
+            followRows()
+            var read = decode()
+            // Not read: the edges fitted again with the indicators the lines along the rows read too
+            // (rows beyond the lines both patterns crossed were placed by extrapolation), and the rows
+            // followed once more if that moves one by a fifth of a row or more on either edge.
+            if read == nil, side == .both, let oldLeft = tLeft, let oldRight = tRight {
+                tLeft = fit(leftRows + seenLeft)
+                tRight = fit(rightRows + seenRight)
+                func moved(_ new: (Double) -> Double, _ old: (Double) -> Double) -> Bool {
+                    (0..<rows).contains { r in abs(new(Double(r)) - old(Double(r))) >= 0.2 * abs(old(Double(r) + 1) - old(Double(r))) }
+                }
+                if let newLeft = tLeft, let newRight = tRight, moved(newLeft, oldLeft) || moved(newRight, oldRight) {
+                    followRows()
+                    read = decode()
                 }
             }
-            if debug { debugLog("pdf417: \(erasures.count) erasures of \(rows * columns)") }
-            if debug {
-                debugLog("decoder input \(DecoderInput.pdf417(codewords: codewords, checkCount: k, erasures: erasures).hex)")
-            }
-            guard let message = PDF417HighLevel.decodeSymbol(codewords, checkCount: k, erasures: erasures, log: debug ? { debugLog($0) } : nil) else {
-                return nil
-            }
+            guard let message = read else { return nil }
             // Corners: the first and last rows' lines.
             let top = -0.5, bottom = Double(rows) - 0.5
             let l0 = tLeft?(top) ?? 0, l1 = tLeft?(bottom) ?? 1, r0 = tRight?(top) ?? l0, r1 = tRight?(bottom) ?? l1

@@ -5,8 +5,9 @@ import Testing
 @testable import SeerQR
 
 /// PDF417 symbols in pictures (`TestImages/pdf417`, written by the `pdf417gen` encoder through its
-/// `generate.py`): one seen at a slant, its modules spaced in perspective along each row, and ones
-/// cut by the picture's edge through the stop or the start pattern, read from the other side.
+/// `generate.py`): one seen at a slant, its modules spaced in perspective along each row, one turned
+/// 4° (its rows cross the lines the row indicators are first read on), and ones cut by the picture's
+/// edge through the stop or the start pattern, read from the other side.
 @Suite("PDF417 pictures")
 struct PDF417PictureTests {
     static let directory = Fixtures.root.appendingPathComponent("TestImages/pdf417")
@@ -17,8 +18,8 @@ struct PDF417PictureTests {
     static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
 
     @Test(
-        "a slanted symbol, one turned 49°, and symbols cut through the stop or the start pattern read as PDF417 with the exact text",
-        arguments: ["pdf417-slanted", "pdf417-turned", "pdf417-no-stop", "pdf417-no-start"])
+        "a slanted symbol, ones turned 4° and 49°, and symbols cut through the stop or the start pattern read as PDF417 with the exact text",
+        arguments: ["pdf417-slanted", "pdf417-turned-4deg", "pdf417-turned", "pdf417-no-stop", "pdf417-no-start"])
     func reads(_ name: String) throws {
         let symbols = Self.reader.read(try Self.image(name))
         #expect(symbols.map(\.symbology) == [.pdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")
