@@ -102,31 +102,56 @@ struct AztecReader {
         return out
     }
 
-    /// The middle of the dark centre module around (or next to) `c`: the centroid of its pixels,
-    /// nil when they run on beyond about a module (rings merged by blur or a coarse threshold).
+    /// The middle of the dark centre module around (or next to) `c`: the centroid of the nearest
+    /// dark patch of about a module that light surrounds, within a ring and a half of `c`; nil when
+    /// there is none (rings merged by blur or a coarse threshold). Seen turned near 45°, the rings
+    /// make even runs along rows and columns off the centre too, so `c` can lie a ring away from it.
     func centreModule(_ c: BullsEye) -> Point? {
         let reach = Int((1.3 * c.ring).rounded(.up)) + 1
         let cx = Int(c.x.rounded(.down)), cy = Int(c.y.rounded(.down))
-        var start: (Int, Int)?
-        search: for r in 0...max(1, Int(c.ring / 2)) {
+        // Pixels of patches already followed that run on beyond a module's reach (rings).
+        var merged = Set<Int>()
+        for r in 0...max(1, Int(1.5 * c.ring)) {
             for dy in -r...r {
                 for dx in -r...r where max(abs(dx), abs(dy)) == r {
                     let x = cx + dx, y = cy + dy
-                    if x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y) { start = (x, y); break search }
+                    guard x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y), !merged.contains(y * bin.width + x) else { continue }
+                    switch patch(from: (x, y), reach: reach) {
+                    case .small(let n, let sumX, let sumY):
+                        // Too small to be the centre module (a speck of noise).
+                        guard Double(n) >= 0.2 * c.ring * c.ring else { continue }
+                        return Point(x: Double(sumX) / Double(n) + 0.5, y: Double(sumY) / Double(n) + 0.5)
+                    case .large(let pixels): merged.formUnion(pixels)
+                    case .outside: return nil
+                    }
                 }
             }
         }
-        guard let (sx, sy) = start else { return nil }
-        let x0 = cx - reach, x1 = cx + reach, y0 = cy - reach, y1 = cy + reach
-        guard x0 >= 0, y0 >= 0, x1 < bin.width, y1 < bin.height else { return nil }
+        return nil
+    }
+
+    enum Patch {
+        /// Its pixel count and the sums of their coordinates.
+        case small(Int, Int, Int)
+        /// It reaches the box's edge: its pixels so far.
+        case large([Int])
+        /// The box leaves the image.
+        case outside
+    }
+
+    /// The dark pixels 4-connected to `start`, within `reach` of it.
+    func patch(from start: (Int, Int), reach: Int) -> Patch {
+        let (sx, sy) = start
+        let x0 = sx - reach, x1 = sx + reach, y0 = sy - reach, y1 = sy + reach
+        guard x0 >= 0, y0 >= 0, x1 < bin.width, y1 < bin.height else { return .outside }
         let side = 2 * reach + 1
         var seen = [Bool](repeating: false, count: side * side)
-        var stack = [(sx, sy)]
+        var stack = [start], pixels: [Int] = []
         seen[(sy - y0) * side + (sx - x0)] = true
-        var n = 0, sumX = 0, sumY = 0
+        var sumX = 0, sumY = 0
         while let (x, y) = stack.popLast() {
-            if x == x0 || x == x1 || y == y0 || y == y1 { return nil }
-            n += 1
+            pixels.append(y * bin.width + x)
+            if x == x0 || x == x1 || y == y0 || y == y1 { return .large(pixels + stack.map { $0.1 * bin.width + $0.0 }) }
             sumX += x
             sumY += y
             for (nx, ny) in [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)] {
@@ -137,9 +162,7 @@ struct AztecReader {
                 }
             }
         }
-        // Too small to be the centre module (a speck of noise).
-        guard Double(n) >= 0.2 * c.ring * c.ring else { return nil }
-        return Point(x: Double(sumX) / Double(n) + 0.5, y: Double(sumY) / Double(n) + 0.5)
+        return .small(pixels.count, sumX, sumY)
     }
 
     /// The line through two points.

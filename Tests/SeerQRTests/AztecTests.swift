@@ -186,6 +186,29 @@ import Testing
         #expect(abs(middle.x - centre) < 0.5 && abs(middle.y - centre) < 0.5, "\(middle)")
     }
 
+    @Test("a core turned 45° and found a ring off its centre: the centre module is the patch light surrounds")
+    func centreModuleTurned() throws {
+        // Rings drawn turned 45°: rows and columns off the centre cross them in even runs too.
+        let module = 6.0, side = 160
+        let centre = Double(side) / 2
+        var bits = [UInt8](repeating: 0, count: side * side)
+        for y in 0..<side {
+            for x in 0..<side {
+                let dx = Double(x) + 0.5 - centre, dy = Double(y) + 0.5 - centre
+                let u = (dx + dy) / 2.squareRoot() / module, v = (dx - dy) / 2.squareRoot() / module
+                let ring = max(abs(u.rounded()), abs(v.rounded()))
+                if ring <= 4, Int(ring) % 2 == 0 { bits[y * side + x] = 1 }
+            }
+        }
+        let reader = AztecReader(bin: BinaryImage(width: side, height: side, bits: bits))
+        // A row's runs across the turned rings are √2 modules long; found on the first dark ring,
+        // a ring's width above the centre.
+        let ring = module * 2.squareRoot()
+        let eye = BullsEye(x: centre, y: centre - ring, ring: ring, hits: 1)
+        let middle = try #require(reader.centreModule(eye))
+        #expect(abs(middle.x - centre) < 1 && abs(middle.y - centre) < 1, "\(middle)")
+    }
+
     @Test("a rune is taken only where no dark surrounds its core")
     func runeNeedsQuietZone() {
         // Light all round, or the picture's edge: quiet.
