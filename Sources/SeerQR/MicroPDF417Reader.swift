@@ -273,16 +273,7 @@ extension ReadSession {
                             votes[row * v.columns + c][cw.value, default: 0] += 1
                         }
                     }
-                    var codewords = [Int](repeating: 0, count: votes.count)
-                    var erasures: [Int] = []
-                    for (i, cell) in votes.enumerated() {
-                        let sorted = cell.sorted { $0.value > $1.value }
-                        if let first = sorted.first, sorted.count < 2 || sorted[1].value < first.value {
-                            codewords[i] = first.key
-                        } else {
-                            erasures.append(i)
-                        }
-                    }
+                    let (codewords, erasures) = PDF417Locator.cells(votes)
                     if debug { debugLog("micropdf417: \(v.columns)x\(v.rows), \(score) RAPs placed, \(placed) row lines, \(erasures.count) erasures") }
                     guard let message = MicroPDF417.decodeSymbol(codewords, variant: v, erasures: erasures, log: debug ? { debugLog($0) } : nil) else {
                         continue

@@ -367,6 +367,23 @@ extension PDF417Locator {
     }
 }
 
+extension PDF417Locator {
+    /// Each cell's value, the one most lines read; a cell none read, or with a tie, is an erasure.
+    static func cells(_ votes: [[Int: Int]]) -> (codewords: [Int], erasures: [Int]) {
+        var codewords = [Int](repeating: 0, count: votes.count)
+        var erasures: [Int] = []
+        for (i, cell) in votes.enumerated() {
+            let sorted = cell.sorted { $0.value > $1.value }
+            if let first = sorted.first, sorted.count < 2 || sorted[1].value < first.value {
+                codewords[i] = first.key
+            } else {
+                erasures.append(i)
+            }
+        }
+        return (codewords, erasures)
+    }
+}
+
 /// Which of a PDF417 symbol's start and stop patterns were found.
 enum PDF417Side: Sendable { case both, start, stop }
 
@@ -691,16 +708,7 @@ extension ReadSession {
                 }
             }
             func decode() -> PDF417Message? {
-                var codewords = [Int](repeating: 0, count: rows * columns)
-                var erasures: [Int] = []
-                for (i, v) in votes.enumerated() {
-                    let sorted = v.sorted { $0.value > $1.value }
-                    if let first = sorted.first, sorted.count < 2 || sorted[1].value < first.value {
-                        codewords[i] = first.key
-                    } else {
-                        erasures.append(i)
-                    }
-                }
+                let (codewords, erasures) = PDF417Locator.cells(votes)
                 if debug { debugLog("pdf417: \(erasures.count) erasures of \(rows * columns)") }
                 if debug {
                     debugLog("decoder input \(DecoderInput.pdf417(codewords: codewords, checkCount: k, erasures: erasures).hex)")
@@ -708,11 +716,11 @@ extension ReadSession {
                 return PDF417HighLevel.decodeSymbol(codewords, checkCount: k, erasures: erasures, log: debug ? { debugLog($0) } : nil)
             }
             followRows()
-            var read = decode()
+            var decoded = decode()
             // Not read: the edges fitted again with the indicators the lines along the rows read too
             // (rows beyond the lines both patterns crossed were placed by extrapolation), and the rows
             // followed once more if that moves one by a fifth of a row or more on either edge.
-            if read == nil, side == .both, let oldLeft = tLeft, let oldRight = tRight {
+            if decoded == nil, side == .both, let oldLeft = tLeft, let oldRight = tRight {
                 tLeft = fit(leftRows + seenLeft)
                 tRight = fit(rightRows + seenRight)
                 func moved(_ new: (Double) -> Double, _ old: (Double) -> Double) -> Bool {
@@ -720,10 +728,10 @@ extension ReadSession {
                 }
                 if let newLeft = tLeft, let newRight = tRight, moved(newLeft, oldLeft) || moved(newRight, oldRight) {
                     followRows()
-                    read = decode()
+                    decoded = decode()
                 }
             }
-            guard let message = read else { return nil }
+            guard let message = decoded else { return nil }
             // Corners: the first and last rows' lines.
             let top = -0.5, bottom = Double(rows) - 0.5
             let l0 = tLeft?(top) ?? 0, l1 = tLeft?(bottom) ?? 1, r0 = tRight?(top) ?? l0, r1 = tRight?(bottom) ?? l1
