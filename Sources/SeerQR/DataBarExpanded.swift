@@ -48,6 +48,11 @@ enum DataBarExpanded {
     /// The finder patterns' widths, orientation 1 (the last element, 1, included).
     static let finders: [[Int]] = [[1, 8, 4, 1, 1], [3, 6, 4, 1, 1], [3, 4, 6, 1, 1], [3, 2, 8, 1, 1], [2, 6, 5, 1, 1], [2, 2, 9, 1, 1]]
 
+    /// Each finder as drawn and reversed, in the order ``pairs(_:)`` tries them.
+    static let shapes: [(finder: Int, asDrawn: Bool, widths: [Int])] = finders.enumerated().flatMap { f, pattern in
+        [(f, true, pattern), (f, false, pattern.reversed())]
+    }
+
     /// The finder sequences by number of pairs (2–11): pair k's finder is mirrored when k is odd.
     static let sequences: [[Int]] = [
         [0, 0], [0, 1, 1], [0, 2, 1, 3], [0, 4, 1, 3, 2], [0, 4, 1, 3, 3, 5], [0, 4, 1, 3, 4, 5, 5],
@@ -129,34 +134,49 @@ enum DataBarExpanded {
 
     // MARK: Lines
 
+    /// The finder five neighbouring widths show, and whether as drawn: the best of the twelve
+    /// shapes, when it misses by less than 0.45 of a module and no other shape comes within 0.3 of
+    /// it. A shape's miss is the largest difference from it of two neighbouring widths together, or
+    /// of 0.6 × one width, in modules.
+    ///
+    /// A shape that misses by 0.75 or more cannot change that decision, nor can one that misses by as
+    /// much as the second best so far: each is dropped as soon as it does.
+    static func finder(_ p: [Double], module: Double) -> (finder: Int, asDrawn: Bool)? {
+        var best: (finder: Int, asDrawn: Bool, miss: Double)?
+        var second = Double.infinity
+        trying: for shape in shapes {
+            let q = shape.widths, give = min(second, 0.75)
+            var miss = 0.0
+            for k in 0..<4 {
+                miss = max(miss, abs((p[k] + p[k + 1]) / module - Double(q[k] + q[k + 1])))
+                if miss >= give { continue trying }
+            }
+            for k in 0..<5 {
+                miss = max(miss, 0.6 * abs(p[k] / module - Double(q[k])))
+                if miss >= give { continue trying }
+            }
+            if best == nil || miss < best!.miss {
+                if let b = best { second = b.miss }
+                best = (shape.finder, shape.asDrawn, miss)
+            } else {
+                second = miss
+            }
+        }
+        guard let best, best.miss < 0.45, second > best.miss + 0.3 else { return nil }
+        return (best.finder, best.asDrawn)
+    }
+
     /// The pairs along a line: each finder found, with the characters beside it that read, in the
     /// direction its colours name (a finder in orientation 1 starts with a space, in orientation 2
     /// with a bar, when read the symbol's way).
     static func pairs(_ e: [LinearCheck.Element]) -> [Pair] {
         var out: [Pair] = []
         guard e.count >= 13 else { return out }
+        var p = [Double](repeating: 0, count: 5)
         for i in 0...(e.count - 5) {
-            let p = (0..<5).map { e[i + $0].width }
+            for k in 0..<5 { p[k] = e[i + k].width }
             let module = p.reduce(0, +) / 15
-            guard module > 0.6 else { continue }
-            // The best of the twelve shapes by the widths of neighbouring elements.
-            var best: (finder: Int, asDrawn: Bool, miss: Double)?
-            var second = Double.infinity
-            for (f, pattern) in finders.enumerated() {
-                for asDrawn in [true, false] {
-                    let q = asDrawn ? pattern : pattern.reversed()
-                    var miss = 0.0
-                    for k in 0..<4 { miss = max(miss, abs((p[k] + p[k + 1]) / module - Double(q[k] + q[k + 1]))) }
-                    for k in 0..<5 { miss = max(miss, 0.6 * abs(p[k] / module - Double(q[k]))) }
-                    if best == nil || miss < best!.miss {
-                        if let b = best { second = b.miss }
-                        best = (f, asDrawn, miss)
-                    } else if miss < second {
-                        second = miss
-                    }
-                }
-            }
-            guard let b = best, b.miss < 0.45, second > b.miss + 0.3 else { continue }
+            guard module > 0.6, let b = finder(p, module: module) else { continue }
             // Orientation by colour; the line runs the symbol's way when the shape as drawn and a
             // leading space agree.
             let mirrored = e[i].isBar

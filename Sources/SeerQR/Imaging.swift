@@ -209,15 +209,49 @@ enum Imaging {
         return image.resized(width: w, height: h)
     }
 
-    /// Bilinear enlargement by an integer factor.
+    /// Bilinear enlargement by an integer factor: each pixel what ``sample(_:_:_:_:_:)`` gives at its
+    /// centre, with the columns' source pixels and weights worked out once, and each source row
+    /// blended across once.
     static func upscaled(_ image: GrayImage, by factor: Int) -> GrayImage {
-        let w = image.width * factor, h = image.height * factor
+        let sw = image.width, sh = image.height
+        let w = sw * factor, h = sh * factor
+        guard w > 0, h > 0 else { return GrayImage(width: w, height: h) }
         let inv = 1.0 / Double(factor)
-        return image.pixels.withUnsafeBufferPointer { p in
-            GrayImage(width: w, height: h) { x, y in
-                sample(p, image.width, image.height, (Double(x) + 0.5) * inv - 0.5, (Double(y) + 0.5) * inv - 0.5)
+        // Where an output position falls between two source positions (clamped at the borders) and
+        // the weight of the second.
+        func taps(_ count: Int, _ side: Int) -> [(Int, Int, Double)] {
+            (0..<count).map { i in
+                let x = (Double(i) + 0.5) * inv - 0.5
+                let xf = x.rounded(.down)
+                let x0 = Int(xf)
+                return (min(max(x0, 0), side - 1), min(max(x0 + 1, 0), side - 1), x - xf)
             }
         }
+        let columns = taps(w, sw), rows = taps(h, sh)
+        var out = [UInt8](repeating: 0, count: w * h)
+        image.pixels.withUnsafeBufferPointer { p in
+            // The source rows blended across, the two the current output row falls between.
+            var blended: [Int: [Double]] = [:]
+            func across(_ row: Int) -> [Double] {
+                if let made = blended[row] { return made }
+                let base = row * sw
+                let made = columns.map { c in Double(p[base + c.0]) * (1 - c.2) + Double(p[base + c.1]) * c.2 }
+                if blended.count > 2 { blended = blended.filter { $0.key >= row - 1 } }
+                blended[row] = made
+                return made
+            }
+            out.withUnsafeMutableBufferPointer { o in
+                for (y, r) in rows.enumerated() {
+                    let top = across(r.0), bottom = across(r.1)
+                    let ay = r.2, base = y * w
+                    for x in 0..<w {
+                        let v = top[x] * (1 - ay) + bottom[x] * ay
+                        o[base + x] = UInt8(max(0, min(255, v.rounded())))
+                    }
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
     }
 
     /// Bilinear sample; white outside the image.

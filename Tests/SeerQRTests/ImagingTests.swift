@@ -31,6 +31,24 @@ struct ImagingTests {
         }
     }
 
+    @Test("enlarging by a whole factor gives each pixel the bilinear sample at its centre", arguments: [(1, 1, 2), (7, 5, 2), (31, 17, 3), (12, 40, 5)])
+    func upscaled(_ w: Int, _ h: Int, _ factor: Int) {
+        let image = Self.noise(w, h, seed: UInt64(w * 7 + h * 3 + factor))
+        let enlarged = Imaging.upscaled(image, by: factor)
+        #expect(enlarged.width == w * factor && enlarged.height == h * factor)
+        let inv = 1 / Double(factor)
+        var differing = 0
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in 0..<enlarged.height {
+                for x in 0..<enlarged.width {
+                    let expected = Imaging.sample(p, w, h, (Double(x) + 0.5) * inv - 0.5, (Double(y) + 0.5) * inv - 0.5)
+                    if enlarged[x, y] != expected { differing += 1 }
+                }
+            }
+        }
+        #expect(differing == 0)
+    }
+
     @Test("local binarisation: dark where darker than the surrounding blocks' mean by the offset")
     func binarize() {
         // A dark square on a light ground with a gradient: the square is dark, the ground is not.
