@@ -131,7 +131,8 @@ extension ReadSession {
             for c in candidates.prefix(first) {
                 if outOfTime { break }
                 let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
-                if found.contains(where: { $0.raw.symbology == symbology && $0.contains(centre) }) { continue }
+                // A bull's-eye inside a symbol read is that symbol's own, or part of its pattern.
+                if found.contains(where: { ($0.raw.symbology == symbology || $0.raw.symbology.isMatrix) && $0.contains(centre) }) { continue }
                 if debug { debugLog("\(symbology) bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) ring \(c.ring / f) hits \(c.hits), \(binarization)") }
                 guard let (raw, corners, module) = read(scan.bin, c) else { continue }
                 let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
