@@ -802,6 +802,9 @@ struct DMRELocator {
                         // The sides' lengths in proportion to the size, within what perspective allows.
                         let ratio = (long / Double(s.columns)) / (short / Double(s.rows))
                         guard ratio > 0.5, ratio < 2 else { continue }
+                        // Modules narrower than a pixel cannot be sampled (blur takes a clock track
+                        // of alternating pixels to grey): no such size is tried.
+                        guard long >= Double(s.columns), short >= Double(s.rows) else { continue }
                         let u = 1 / Double(s.columns), v = 1 / Double(s.rows)
                         let hm = Homography([unit.a * u, unit.b * v, unit.c, unit.d * u, unit.e * v, unit.f, unit.g * u, unit.h * v])
                         // First the finder alone, in the two-level image: its bottom row and left
