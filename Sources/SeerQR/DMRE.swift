@@ -549,6 +549,8 @@ struct DMRELocator {
                 break
             }
         }
+        // The regions' own runs, before small regions joined them.
+        let ownRuns = runsOf
         if anyJoined {
             for i in 0..<runs {
                 let k = Int(joined[Int(blobOf[i])])
@@ -557,17 +559,23 @@ struct DMRELocator {
         }
         return shaped.enumerated().flatMap { k, c -> [[Point]] in
             var b = blob(c.index)
-            b.runs = runsOf[k]
-            // A square along its tightest rectangle's axis, then its longest hull edge's.
-            var outlines = [Self.outline(b, centre: b.centre, axis: c.axis)] + (c.square ? [Self.outline(b, centre: b.centre, axis: nil)] : [])
-            // A symbol seen at a slant is a sheared quadrilateral whose axis of inertia runs along
-            // a diagonal, not a side: the largest quadrilateral on its hull's corners too, after
-            // the outline along the axis (when that differs from it by more than a pixel or two).
-            // So too for a square, whose longest hull edge can be a corner's bevel when its sides,
-            // bent or seen at a slant across the pixel grid, break into short edges.
-            outlines.append(Self.outline(b, centre: b.centre, axis: nil, largest: true))
+            func outlines(_ runs: [(y: Int32, x0: Int32, x1: Int32)]) -> [[Point]?] {
+                b.runs = runs
+                // A square along its tightest rectangle's axis, then its longest hull edge's.
+                var outlines = [Self.outline(b, centre: b.centre, axis: c.axis)] + (c.square ? [Self.outline(b, centre: b.centre, axis: nil)] : [])
+                // A symbol seen at a slant is a sheared quadrilateral whose axis of inertia runs along
+                // a diagonal, not a side: the largest quadrilateral on its hull's corners too, after
+                // the outline along the axis (when that differs from it by more than a pixel or two).
+                // So too for a square, whose longest hull edge can be a corner's bevel when its sides,
+                // bent or seen at a slant across the pixel grid, break into short edges.
+                outlines.append(Self.outline(b, centre: b.centre, axis: nil, largest: true))
+                return outlines
+            }
+            // A speck beside the symbol taken for a lone clock module pushes a corner out: the
+            // region's own outlines come after, when small regions joined it.
+            let all = outlines(runsOf[k]) + (runsOf[k].count > ownRuns[k].count ? outlines(ownRuns[k]) : [])
             var distinct: [[Point]] = []
-            for case let o? in outlines {
+            for case let o? in all {
                 // The same corners may come in another order around: compared as sets of points.
                 let same = distinct.contains { d in !o.contains { p in !d.contains { ($0.x - p.x) * ($0.x - p.x) + ($0.y - p.y) * ($0.y - p.y) <= 4 } } }
                 if !same { distinct.append(o) }
