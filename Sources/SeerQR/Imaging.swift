@@ -230,14 +230,13 @@ enum Imaging {
         let columns = taps(w, sw), rows = taps(h, sh)
         var out = [UInt8](repeating: 0, count: w * h)
         image.pixels.withUnsafeBufferPointer { p in
-            // The source rows blended across, the two the current output row falls between.
-            var blended: [Int: [Double]] = [:]
+            // The last two source rows blended across: output rows go down the source rows in order.
+            var blended: [(row: Int, values: [Double])] = []
             func across(_ row: Int) -> [Double] {
-                if let made = blended[row] { return made }
+                if let made = blended.first(where: { $0.row == row }) { return made.values }
                 let base = row * sw
                 let made = columns.map { c in Double(p[base + c.0]) * (1 - c.2) + Double(p[base + c.1]) * c.2 }
-                if blended.count > 2 { blended = blended.filter { $0.key >= row - 1 } }
-                blended[row] = made
+                blended = Array(blended.suffix(1)) + [(row, made)]
                 return made
             }
             out.withUnsafeMutableBufferPointer { o in
