@@ -64,17 +64,17 @@ extension ReadSession {
         let patches = openBarPatches.sorted { $0.cells > $1.cells }.prefix(Self.patchesRead)
         let linear = linearCodeBoxes()
         if debug { debugLog("bar lines: \(patches.count) patches") }
-        for patch in patches {
+        for (index, patch) in patches.enumerated() {
             if outOfTime { return }
             if Self.patch(patch, scale: scale, touches: linear) {
                 if debug { debugLog("bar lines: patch of \(patch.cells) cells holds a linear code read") }
                 continue
             }
-            read(patch, scale: scale, ean: ean, limited: limited)
+            read(patch, scale: scale, ean: ean, limited: limited, greyLevels: index == 0)
         }
     }
 
-    private mutating func read(_ patch: BarEvidence.Patch, scale: (Double, Double), ean: Bool, limited: Bool) {
+    private mutating func read(_ patch: BarEvidence.Patch, scale: (Double, Double), ean: Bool, limited: Bool, greyLevels: Bool) {
         let x0 = Double(patch.x0) * scale.0, x1 = Double(patch.x1) * scale.0
         let y0 = Double(patch.y0) * scale.1, y1 = Double(patch.y1) * scale.1
         let centre = Point(x: (x0 + x1) / 2, y: (y0 + y1) / 2)
@@ -103,9 +103,20 @@ extension ReadSession {
             // A symbol turned well away from the rows and columns (over 15°) leaves its box much
             // taller than its bars: lines spread over its own height too, so that several cross it.
             let turn = patch.angle.truncatingRemainder(dividingBy: .pi / 2)
-            if min(turn, .pi / 2 - turn) > 0.26 {
+            let turned = min(turn, .pi / 2 - turn) > 0.26
+            if turned {
                 decoded += lines(
                     centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }, turnedBox: true, decode: decode)
+            }
+            // Where no line's elements hold a symbol, EAN-13 and UPC-A from the grey levels
+            // themselves (blur merging thin bars and spaces).
+            if greyLevels && decoded.isEmpty && !outOfTime && options.symbologies.contains(where: { $0 == .ean13 || $0 == .upca }) {
+                decoded += lines(
+                    centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }, turnedBox: turned,
+                    decode: { _ in [] },
+                    values: { values, offset, width in
+                        LinearCheck.decodeBySynthesis(values, offset: offset, width: width).map { ($0.symbology, $0.text, false, $0.from, $0.to) }
+                    })
             }
         }
         if limited {
@@ -179,7 +190,8 @@ extension ReadSession {
     private func lines(
         centre: Point, angle: Double, width w: Double, height h: Double, reach: (Double) -> Double,
         count: Int = linesPerPatch, turnedBox: Bool = false,
-        decode: ([LinearCheck.Element]) -> [(Symbology, String, Bool, Double, Double)]
+        decode: ([LinearCheck.Element]) -> [(Symbology, String, Bool, Double, Double)],
+        values decodeValues: (([Double], Double, Double) -> [(Symbology, String, Bool, Double, Double)])? = nil
     ) -> [LineRead] {
         let u = Point(x: cos(angle), y: sin(angle)), v = Point(x: -sin(angle), y: cos(angle))
         // The patch's half extent across and along the bars.
@@ -202,13 +214,27 @@ extension ReadSession {
         let image = work
         image.pixels.withUnsafeBufferPointer { p in
             var values = [Double](repeating: 255, count: n)
-            for k in 0..<count {
+            // Decoding from grey levels costs more: its lines from the middle out, given up after
+            // two that decode nothing, done after two that decode something.
+            let order = decodeValues == nil ? Array(0..<count) : (0..<count).sorted { abs(2 * $0 - count + 1) < abs(2 * $1 - count + 1) }
+            var tried = 0, read = 0
+            for k in order {
+                if decodeValues != nil && (read >= 2 || (tried >= 2 && read == 0)) { break }
                 let s = along * 0.8 * (2 * Double(k) / Double(count - 1) - 1)
                 let ox = centre.x + s * v.x - reach * u.x, oy = centre.y + s * v.y - reach * u.y
                 for i in 0..<n {
                     values[i] = Imaging.sampleFloat(p, image.width, image.height, ox + Double(i) * u.x, oy + Double(i) * u.y)
                 }
                 var seen: [LineRead] = []
+                if let decodeValues {
+                    tried += 1
+                    for (symbology, text, gs1, from, to) in decodeValues(values, -reach, 2 * across) {
+                        seen.append(LineRead(symbology: symbology, text: text, gs1: gs1, from: from, to: to, offset: s, centre: centre, u: u, v: v))
+                    }
+                    if !seen.isEmpty { read += 1 }
+                    decoded += seen
+                    continue
+                }
                 // One level for the whole line, levels local to a window of 8 pixels each way, and
                 // (bars wider than that) to a window of four modules each way, the module being the
                 // patch's extent across over an EAN-13's 95: in a window narrower than a wide bar a

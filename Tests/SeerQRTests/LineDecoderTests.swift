@@ -142,3 +142,49 @@ struct LineDecoderTests {
         #expect(symbols.compactMap(\.text) == ["Größe: 12 µm"])
     }
 }
+
+/// EAN-13 and UPC-A decoded from a line's grey levels by rendering (``LinearCheck/decodeBySynthesis(_:offset:width:)``),
+/// where blur merges thin bars and spaces.
+@Suite("1-D decoding from grey levels")
+struct GreyLevelDecoderTests {
+    typealias E = EANConstructionTests
+
+    /// A line across `modules` at `module` pixels each after 15 light modules, blurred by a
+    /// Gaussian of `sigma` pixels: ink 60, paper 170.
+    static func profile(_ modules: [Bool], module: Double, sigma: Double) -> [Double] {
+        let start = 15 * module
+        let count = Int(start * 2 + Double(modules.count) * module)
+        return LinearCheck.render(modules, from: 0, to: count - 1, start: start, module: module, sigma: sigma).map { 170 - 110 * $0 }
+    }
+
+    @Test("a blurred EAN-13 whose thin bars and spaces merge reads from its grey levels, exactly, both ways")
+    func blurred() {
+        let text = "4006359305465"
+        let values = Self.profile(E.ean13(text), module: 1.7, sigma: 1.1)
+        #expect(LinearCheck.decodeLine(LinearCheck.elements(values, offset: 0)).isEmpty, "the elements do not hold it")
+        let width = 95 * 1.7
+        #expect(LinearCheck.decodeBySynthesis(values, offset: 0, width: width).map(\.text) == [text])
+        #expect(LinearCheck.decodeBySynthesis(values.reversed(), offset: 0, width: width).map(\.text) == [text])
+    }
+
+    @Test("a blurred EAN-13 with one digit smudged over gives no reading")
+    func smudged() {
+        let text = "4006359305465"
+        var values = Self.profile(E.ean13(text), module: 1.7, sigma: 1.1)
+        // The fourth right-hand digit (modules 71-77) under a grey smear.
+        let from = Int((15 + 71) * 1.7), to = Int((15 + 78) * 1.7)
+        for i in from..<to { values[i] = 115 }
+        #expect(LinearCheck.decodeBySynthesis(values, offset: 0, width: 95 * 1.7).isEmpty)
+    }
+
+    @Test("a blurred UPC-A photo reads exactly (or, at the fast preset, not at all)", arguments: CodeReader.Preset.allCases)
+    func photo(_ preset: CodeReader.Preset) throws {
+        let path = Fixtures.root.appendingPathComponent("TestImages/eanphotos/upca-blurred-367426224787.jpg").path
+        let texts = E.read(try Fixtures.gray(path), preset).compactMap(\.text)
+        if preset == .fast {
+            #expect(texts.allSatisfy { $0 == "367426224787" }, "\(texts)")
+        } else {
+            #expect(texts == ["367426224787"])
+        }
+    }
+}
