@@ -57,28 +57,18 @@ extension LinearCheck {
         return Array(out.sorted { abs(log($0.module / expected)) < abs(log($1.module / expected)) }.prefix(synthesisCandidates))
     }
 
-    /// The Pearson correlation of `values[from...to]` with bar coverage (negated: bars are dark) of
-    /// `bits` starting at `start`, `module` pixels each, blurred by `sigma`.
+    /// The fit (``fit(_:from:_:)``) of the samples within `bits` starting at `start`, `module`
+    /// pixels each, blurred by `sigma`, with their rendering.
     private static func windowFit(_ values: [Double], _ bits: [Bool], start: Double, module: Double, sigma: Double) -> Double {
         let from = max(0, Int((start + 0.5 * module).rounded(.down)))
         let to = min(values.count - 1, Int((start + (Double(bits.count) - 0.5) * module).rounded(.up)))
         guard to - from >= 4 else { return -1 }
-        let predicted = render(bits, from: from, to: to, start: start, module: module, sigma: sigma)
-        var so = 0.0, so2 = 0.0, sp = 0.0, sp2 = 0.0, sop = 0.0
-        for k in 0...(to - from) {
-            let o = values[from + k], p = predicted[k]
-            so += o; so2 += o * o; sp += p; sp2 += p * p; sop += o * p
-        }
-        let c = Double(to - from + 1)
-        let cov = sop / c - so / c * sp / c
-        let vo = so2 / c - (so / c) * (so / c), vp = sp2 / c - (sp / c) * (sp / c)
-        guard vo > 1e-9, vp > 1e-9 else { return -1 }
-        return -cov / (vo * vp).squareRoot()
+        return fit(values, from: from, render(bits, from: from, to: to, start: start, module: module, sigma: sigma))
     }
 
     private static func bits(_ s: String) -> [Bool] { s.map { $0 == "1" } }
 
-    /// The best position for `pattern` (its first module's left edge) in `range` of positions,
+    /// The best position for `pattern` (its first module's left edge) within `reach` of `x`,
     /// stepping by an eighth of a module, with its correlation.
     private static func place(
         _ values: [Double], _ pattern: [Bool], around x: Double, reach: Double, module: Double, sigma: Double

@@ -588,17 +588,21 @@ extension LinearCheck {
         let n = values.count
         let from = max(0, Int(start - 2 * module)), to = min(n - 1, Int(start + (Double(modules.count) + 2) * module))
         guard to - from > 10 else { return -1 }
-        let predicted = render(modules, from: from, to: to, start: start, module: module, sigma: sigma)
+        return fit(values, from: from, render(modules, from: from, to: to, start: start, module: module, sigma: sigma))
+    }
+
+    /// The correlation of `values[from...]` with a rendering of bar coverage, negated: bars are
+    /// dark, so a good fit correlates negatively. -1 where either is flat.
+    static func fit(_ values: [Double], from: Int, _ predicted: [Double]) -> Double {
         var so = 0.0, so2 = 0.0, sp = 0.0, sp2 = 0.0, sop = 0.0
-        for (k, i) in (from...to).enumerated() {
-            let o = values[i], p = predicted[k]
+        for (k, p) in predicted.enumerated() {
+            let o = values[from + k]
             so += o; so2 += o * o; sp += p; sp2 += p * p; sop += o * p
         }
-        let c = Double(to - from + 1)
+        let c = Double(predicted.count)
         let cov = sop / c - so / c * sp / c
         let vo = so2 / c - (so / c) * (so / c), vp = sp2 / c - (sp / c) * (sp / c)
         guard vo > 1e-9, vp > 1e-9 else { return -1 }
-        // Bars are dark: the rendering is bar coverage, so a good fit correlates negatively.
         return -cov / (vo * vp).squareRoot()
     }
 
