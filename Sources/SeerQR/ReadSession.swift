@@ -154,7 +154,8 @@ struct ReadSession {
             // scans (the enlarged level's most of all) would read them in vain: the PDF417 reader
             // runs before them. A symbol it reads leaves no patch of bars outside it
             // (``openBarPatches``), and those scans stop there.
-            if options.passes == nil, when == .nothingRead, linear.contains(index), index >= qrCount, case .zbar = pass {
+            // (Past `qrCount` are the linear table's own passes, every one a zbar scan.)
+            if options.passes == nil, when == .nothingRead, index >= qrCount {
                 readPDF417()
                 if !found.isEmpty { continue }
             }
