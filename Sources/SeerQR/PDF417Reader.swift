@@ -391,8 +391,7 @@ extension ReadSession {
     /// Finds and reads PDF417 symbols (when asked for) on the reduced image.
     mutating func readPDF417() {
         let wantsPDF417 = options.symbologies.contains(.pdf417), wantsMicro = options.symbologies.contains(.micropdf417)
-        guard wantsPDF417 || wantsMicro, !pdf417Tried, !outOfTime, let (reduced, scale) = level(.reduced) else { return }
-        pdf417Tried = true
+        guard wantsPDF417 || wantsMicro, !outOfTime, let (reduced, scale) = level(.reduced) else { return }
         let w = reduced.width, h = reduced.height
         let step = max(w, h) > 600 ? 6 : max(w, h) > 300 ? 2 : 1
         var candidates: [(a: [Point], b: [Point], module: Double, moduleA: Double, moduleB: Double)] = []

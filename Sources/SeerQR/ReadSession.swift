@@ -38,8 +38,6 @@ struct ReadSession {
     var finders: [FinderPattern] = []
     /// The indices in `finders` already read as a Micro QR Code's, or tried.
     var microQRTried = Set<Int>()
-    /// Whether the PDF417 reader has run (``readPDF417()``): it runs once per photo.
-    var pdf417Tried = false
     /// The indices in `finders` already read as an rMQR's, or tried.
     var rmqrTried = Set<Int>()
     /// Levels made so far, with their scale to work coordinates.
@@ -149,15 +147,6 @@ struct ReadSession {
             case .always: break
             case .unexplained: if !isUnexplained(before: pass) { continue }
             case .nothingRead: if !found.isEmpty { continue }
-            }
-            // A PDF417's rows are bars too, and while nothing is read the linear table's fallback
-            // scans (the enlarged level's most of all) would read them in vain: the PDF417 reader
-            // runs before them. A symbol it reads leaves no patch of bars outside it
-            // (``openBarPatches``), and those scans stop there.
-            // (Past `qrCount` are the linear table's own passes, every one a zbar scan.)
-            if options.passes == nil, when == .nothingRead, index >= qrCount {
-                readPDF417()
-                if !found.isEmpty { continue }
             }
             if case .zbar(let level, _) = pass, let reason = zbarSkip(level, when: when, linear: linear.contains(index), qr: index < qrCount) {
                 if debug { debugLog("skip \(pass): \(reason)") }
