@@ -110,12 +110,17 @@ def photos():
         ("progressive.jpg", 3, lambda p: colour().save(p, quality=85, progressive=True)),
         ("progressive-444.jpg", 3, lambda p: colour().save(p, quality=85, progressive=True, subsampling=0)),
         ("progressive-grey.jpg", 1, lambda p: grey().save(p, quality=85, progressive=True)),
+        # The largest progressive 4:4:4 and grey JPEGs the coefficient limit admits (about 33 MP).
+        ("progressive-444-31mp.jpg", 3, lambda p: blocks(1, 5600).save(p, quality=85, progressive=True, subsampling=0)),
+        ("progressive-grey-31mp.jpg", 1, lambda p: blocks(2, 5600, colour=False).save(p, quality=85, progressive=True)),
         ("rgb.png", 3, lambda p: colour().save(p, compress_level=1)),
         ("grey.png", 1, lambda p: grey().save(p, compress_level=1)),
         ("rgba-16bit.png", 3, rgba16),
         ("lossy.webp", 3, lambda p: colour().save(p, quality=75, method=0)),
         ("lossless.webp", 3, lambda p: grey().convert("RGB").save(p, lossless=True, quality=0, method=0)),
         ("grid.heic", 3, lambda p: heic_grid(p, colour())),
+        # The largest HEIC the HEIC pixel limit (50 MP) admits.
+        ("grid-50mp.heic", 3, lambda p: heic_grid(p, blocks(1, 7070))),
         ("code-sheet-2896.png", 1, code_sheet),
         ("pixel-noise-81mp.jpg", 1, lambda p: Image.fromarray(rng.integers(0, 256, (9000, 9000), dtype=np.uint8)).save(p, quality=90)),
         ("bands-12mp.png", 1, lambda p: Image.fromarray(np.tile((np.random.default_rng(5).random(4000) < 0.5).astype(np.uint8) * 255, (3000, 1))).save(p)),

@@ -226,6 +226,13 @@ static void seer_jpeg_fill(SeerJPEGDecoder *d, SeerJPEGInfo *info) {
     info->outputHeight = (int)d->cinfo.output_height;
     info->outputComponents = d->cinfo.output_components;
     info->adobeInverted = d->cinfo.saw_Adobe_marker ? 1 : 0;
+    long long blocks = 0;
+    for (int i = 0; i < d->cinfo.num_components; i++) {
+        const jpeg_component_info *comp = &d->cinfo.comp_info[i];
+        long long h = comp->h_samp_factor > 0 ? comp->h_samp_factor : 1, v = comp->v_samp_factor > 0 ? comp->v_samp_factor : 1;
+        blocks += ((comp->width_in_blocks + h - 1) / h * h) * ((comp->height_in_blocks + v - 1) / v * v);
+    }
+    info->coefficientBlocks = blocks;
 }
 
 static void seer_fd_init(j_decompress_ptr cinfo) { (void)cinfo; }

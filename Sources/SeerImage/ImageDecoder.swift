@@ -24,13 +24,30 @@ public struct DecodeBudget: Sendable, Equatable {
     /// be interrupted: their work is bounded by the pixel and memory checks. `nil` for no limit.
     /// Default 3 s (a 100-megapixel baseline JPEG decodes in about 1 s on a 2-core build machine).
     public var cpuSeconds: Double?
+    /// The one decoder buffer that outgrows the image it gives: libjpeg keeps a progressive JPEG's
+    /// coefficients (2 bytes each, every component's) until its last scan, whatever is asked for.
+    /// Those and the grey image together may hold at most this many times the bytes of the image the
+    /// file holds (width × height × its components) plus 32 MiB; a file over it is refused as
+    /// `tooLarge` from its header. Progressive 4:2:0 and 4:2:2 colour always fit; 4:4:4 colour and
+    /// grey fit up to about 33 megapixels. `nil` for no such limit. Default 2.
+    public var progressiveMemoryPerImageByte: Int?
+    /// Pixels of a HEIC or HEIF image. Its decoder (libde265, in a thread of its own) cannot be
+    /// stopped within an image, so its work is bounded before it starts: about 40 ns of CPU a pixel,
+    /// so the default, 50 megapixels (the largest phone HEIC, 8 160 × 6 120, fits), keeps a decode
+    /// near 2 CPU-s.
+    public var heifPixels: Int
 
     /// Creates a budget; every parameter has the documented default.
-    public init(bytes: Int = 512 << 20, pixels: Int = 100_000_000, memory: Int = 1536 << 20, cpuSeconds: Double? = 3) {
+    public init(
+        bytes: Int = 512 << 20, pixels: Int = 100_000_000, memory: Int = 1536 << 20, cpuSeconds: Double? = 3,
+        progressiveMemoryPerImageByte: Int? = 2, heifPixels: Int = 50_000_000
+    ) {
         self.bytes = bytes
         self.pixels = pixels
         self.memory = memory
         self.cpuSeconds = cpuSeconds
+        self.progressiveMemoryPerImageByte = progressiveMemoryPerImageByte
+        self.heifPixels = heifPixels
     }
 }
 
@@ -219,7 +236,7 @@ public enum ImageDecoder {
                 let info = ImageInfo(
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                     orientation: Exif.jpegOrientation(raw) ?? .up)
-                try checkLimit(info, options, progressive: header.progressive != 0)
+                try checkLimit(info, options, jpeg: JPEGFrame(header))
                 let (gray, rgb) = try decoder.decode(scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             case .heic:
@@ -287,7 +304,7 @@ public enum ImageDecoder {
                     let info = ImageInfo(
                         format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                         orientation: Exif.jpegOrientation(raw) ?? .up)
-                    try checkLimit(info, options, progressive: header.progressive != 0)
+                    try checkLimit(info, options, jpeg: JPEGFrame(header))
                     let (gray, rgb) = try decoder.decode(
                         scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
                     return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
@@ -327,7 +344,7 @@ public enum ImageDecoder {
             let header = try decoder.readHeader(fd: file.fd)
             let info = ImageInfo(
                 format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height), orientation: orientation)
-            try checkLimit(info, options, progressive: header.progressive != 0)
+            try checkLimit(info, options, jpeg: JPEGFrame(header))
             return try decoder.decodeRows(scale: options.scale, fastDCT: options.fastDCT, body) ? info : nil
         } catch let error as ImageError {
             throw error.from(path)
@@ -414,8 +431,16 @@ public enum ImageDecoder {
         return format
     }
 
+    /// A JPEG frame's facts that bound its decode: whether it is progressive, its components, and
+    /// its DCT blocks as libjpeg stores them.
+    struct JPEGFrame {
+        var progressive: Bool
+        var components: Int
+        var blocks: Int
+    }
+
     /// Checks the header against the budget: the pixels, then the memory decoding would hold.
-    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions, progressive: Bool = false) throws {
+    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions, jpeg: JPEGFrame? = nil) throws {
         let (w, h) = (info.storedWidth, info.storedHeight)
         guard w > 0, h > 0 else { throw ImageError(.corrupt, "image has zero width or height") }
         let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
@@ -424,7 +449,21 @@ public enum ImageDecoder {
                 .tooLarge,
                 "image is \(w)×\(h) (\(overflow ? "over Int.max" : String(pixels)) pixels), over the limit of \(options.pixelLimit)")
         }
-        let memory = estimatedMemory(info, progressive: progressive, options: options)
+        if info.format == .heic, pixels > options.budget.heifPixels {
+            throw ImageError(
+                .tooLarge,
+                "image is \(w)×\(h) (\(pixels) pixels): a HEIC decode cannot be stopped part-way, so HEIC images are decoded up to \(options.budget.heifPixels) pixels")
+        }
+        if let jpeg, jpeg.progressive, let factor = options.budget.progressiveMemoryPerImageByte {
+            let held = jpeg.blocks * 128 + pixels
+            let allowed = factor * pixels * max(1, jpeg.components) + (32 << 20)
+            if held > allowed {
+                throw ImageError(
+                    .tooLarge,
+                    "this \(w)×\(h) progressive JPEG keeps \(jpeg.blocks * 128 >> 20) MiB of coefficients until its last scan, over \(factor) × the image it holds + 32 MiB (\(allowed >> 20) MiB)")
+            }
+        }
+        let memory = estimatedMemory(info, progressive: jpeg?.progressive ?? false, options: options)
         if memory > options.budget.memory {
             throw ImageError(
                 .tooLarge,

@@ -120,3 +120,9 @@ final class JPEGDecoder {
         return RGBImage(width: width, height: height, pixels: out)
     }
 }
+
+extension ImageDecoder.JPEGFrame {
+    init(_ header: SeerJPEGInfo) {
+        self.init(progressive: header.progressive != 0, components: Int(header.components), blocks: Int(header.coefficientBlocks))
+    }
+}

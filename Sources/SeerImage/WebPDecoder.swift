@@ -31,7 +31,10 @@ struct WebPDecoder {
         if features.has_animation != 0 { return try decodeFirstFrame(wantRGB: wantRGB) }
         let alpha = features.has_alpha != 0
         // Lossy data is stored as YUV: its luma is the grey picture, no colour conversion needed.
-        let lumaOnly = !wantRGB && features.format == 1
+        // A large lossless image's grey comes the same way, as libwebp's video-range luma (within
+        // about a level of the exact luminance): its RGB output beside the decoder's own ARGB copy
+        // of the image would hold 7 bytes a pixel, luma and chroma planes 5.5.
+        let lumaOnly = !wantRGB && (features.format == 1 || width * height > Self.losslessLumaPixels)
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else {
             throw ImageError(.unsupportedFormat, "libwebp is not the version Seer was built against")
@@ -51,7 +54,10 @@ struct WebPDecoder {
         return (rgb.gray, wantRGB ? rgb : nil)
     }
 
-    /// Lossy data's luma, decoded straight into the grey image's buffer (libwebp writes into memory
+    /// Lossless images over this many pixels are decoded to grey through libwebp's luma, not its RGB.
+    static let losslessLumaPixels = 16_000_000
+
+    /// Luma (lossy data's own, or a large lossless image's), decoded straight into the grey image's buffer (libwebp writes into memory
     /// Seer owns: no second full-size plane) and stretched there from video range (16–235) to 0–255,
     /// as its RGB would give. Chroma (a quarter of the pixels each) and alpha go to buffers of their own.
     private func decodeLuma(_ config: inout WebPDecoderConfig, alpha: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {

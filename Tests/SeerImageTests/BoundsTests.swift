@@ -224,4 +224,116 @@ struct BoundsTests {
         let folder = #expect(throws: ImageError.self) { try ImageDecoder.decode(contentsOf: dir) }
         #expect(folder?.message.contains("is a directory") == true)
     }
+
+    /// A HEIC decode cannot be stopped part-way, so its pixels are bounded before it starts: one
+    /// pixel over the budget is refused from the header, the budget itself decodes.
+    @Test func heicImagesOverTheirPixelBudgetAreRefused() throws {
+        let path = Fixtures.path("heic", "grid.heic")
+        let error = #expect(throws: ImageError.self) {
+            try ImageDecoder.decode(contentsOf: path, options: DecodeOptions(budget: DecodeBudget(heifPixels: 180 * 100 - 1)))
+        }
+        #expect(error?.code == .tooLarge)
+        #expect(error?.message.contains("decoded up to 17999 pixels") == true, "\(String(describing: error))")
+        let image = try ImageDecoder.decode(contentsOf: path, options: DecodeOptions(budget: DecodeBudget(heifPixels: 180 * 100)))
+        #expect(image.gray.width == 180 && image.gray.height == 100)
+        // The default admits the largest phone HEIC (8 160 × 6 120).
+        #expect(DecodeBudget().heifPixels >= 8160 * 6120)
+    }
+
+    /// The start of a progressive JPEG: a quantisation table, the frame (`components` of them, the
+    /// first sampled `sampling`, the others 1×1), a DC table and its first scan, and no more data.
+    static func progressiveHead(width: Int, height: Int, components: Int, sampling: UInt8) -> [UInt8] {
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        var frame: [UInt8] = [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), UInt8(components)]
+        for c in 0..<components { frame += [UInt8(c + 1), c == 0 ? sampling : 0x11, 0] }
+        var scan: [UInt8] = [UInt8(components)]
+        for c in 0..<components { scan += [UInt8(c + 1), 0x00] }
+        scan += [0, 0, 0]
+        return [0xFF, 0xD8] + segment(0xDB, [0] + [UInt8](repeating: 1, count: 64)) + segment(0xC2, frame)
+            + segment(0xC4, [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0]) + segment(0xDA, scan) + [0x00, 0xFF, 0xD9]
+    }
+
+    /// libjpeg keeps a progressive JPEG's coefficients until its last scan: where they and the grey
+    /// image would outgrow twice the image the file holds (+ 32 MiB), the file is refused from its
+    /// header; 4:2:0 colour never is, and without the limit the header check lets all through.
+    @Test func progressiveJPEGsWhoseCoefficientsOutgrowTheirImageAreRefused() throws {
+        func refusal(_ bytes: [UInt8], _ budget: DecodeBudget = DecodeBudget()) -> ImageError? {
+            do {
+                _ = try ImageDecoder.decode(bytes, options: DecodeOptions(budget: budget))
+                return nil
+            } catch {
+                return error as? ImageError
+            }
+        }
+        func byCoefficients(_ error: ImageError?) -> Bool { error?.code == .tooLarge && error?.message.contains("coefficients") == true }
+        // Grey and 4:4:4 colour: 34 MP is over, 31 MP within.
+        for components in [1, 3] {
+            #expect(byCoefficients(refusal(Self.progressiveHead(width: 5831, height: 5831, components: components, sampling: 0x11))))
+            #expect(!byCoefficients(refusal(Self.progressiveHead(width: 5600, height: 5600, components: components, sampling: 0x11))))
+            let unlimited = DecodeBudget(progressiveMemoryPerImageByte: nil)
+            #expect(!byCoefficients(refusal(Self.progressiveHead(width: 5831, height: 5831, components: components, sampling: 0x11), unlimited)))
+        }
+        // 4:2:0 colour at the pixel limit: 3 bytes a pixel of coefficients against 6 of image.
+        #expect(!byCoefficients(refusal(Self.progressiveHead(width: 9999, height: 9999, components: 3, sampling: 0x22))))
+        // The same frame as a baseline JPEG holds no coefficients.
+        var baseline = Self.progressiveHead(width: 5831, height: 5831, components: 1, sampling: 0x11)
+        let sof = try #require((0..<baseline.count - 1).first { baseline[$0] == 0xFF && baseline[$0 + 1] == 0xC2 })
+        baseline[sof + 1] = 0xC0
+        #expect(!byCoefficients(refusal(baseline)))
+    }
+
+    /// A WebP lossless image of `width`×`height` pixels all of colour (r, g, b): every prefix code has
+    /// one symbol, so the pixels take no bits at all, whatever the size.
+    static func flatLosslessWebP(width: Int, height: Int, r: UInt8, g: UInt8, b: UInt8) -> [UInt8] {
+        var bytes: [UInt8] = [0x2F]
+        var bits = 0, count = 0
+        func put(_ value: Int, _ n: Int) {
+            bits |= value << count
+            count += n
+            while count >= 8 {
+                bytes.append(UInt8(bits & 0xFF))
+                bits >>= 8
+                count -= 8
+            }
+        }
+        put(width - 1, 14)
+        put(height - 1, 14)
+        put(0, 1)  // no alpha
+        put(0, 3)  // version 0
+        put(0, 1)  // no transform
+        put(0, 1)  // no colour cache
+        put(0, 1)  // no meta prefix codes
+        // Green, red, blue and alpha: one 8-bit symbol each; distance: symbol 0.
+        for symbol in [Int(g), Int(r), Int(b), 255] {
+            put(1, 1)
+            put(0, 1)
+            put(1, 1)
+            put(symbol, 8)
+        }
+        put(1, 1)
+        put(0, 1)
+        put(0, 1)
+        put(0, 1)
+        if count > 0 { bytes.append(UInt8(bits & 0xFF)) }
+        if bytes.count % 2 == 1 { bytes.append(0) }
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        return Array("RIFF".utf8) + le32(bytes.count + 12) + Array("WEBPVP8L".utf8) + le32(bytes.count) + bytes
+    }
+
+    /// A large lossless WebP's grey comes from libwebp's luma (memory), within a level of the exact
+    /// luminance that smaller ones give.
+    @Test func largeLosslessWebPsGiveTheirGreyFromLuma() throws {
+        for (r, g, b) in [(200, 100, 50), (0, 0, 0), (255, 255, 255), (12, 240, 77)] as [(UInt8, UInt8, UInt8)] {
+            let exact = Int(Luma.bt601(r, g, b))
+            let small = try ImageDecoder.decode(Self.flatLosslessWebP(width: 4000, height: 4000, r: r, g: g, b: b))
+            #expect(small.gray.width == 4000 && Int(small.gray.pixels[12345]) == exact)
+            let large = try ImageDecoder.decode(Self.flatLosslessWebP(width: 4001, height: 4000, r: r, g: g, b: b))
+            #expect(large.gray.width == 4001 && large.gray.height == 4000)
+            for i in [0, 4001 * 1999 + 7, large.gray.count - 1] {
+                #expect(abs(Int(large.gray.pixels[i]) - exact) <= 1, "(\(r), \(g), \(b)) at \(i): \(large.gray.pixels[i]) for \(exact)")
+            }
+        }
+    }
 }

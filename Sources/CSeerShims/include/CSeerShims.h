@@ -39,6 +39,8 @@ typedef struct SeerJPEGInfo {
     int outputHeight;       /* after seer_jpeg_start: scaled height */
     int outputComponents;   /* after seer_jpeg_start: 1 (grey), 3 (RGB) or 4 (CMYK) */
     int adobeInverted;      /* 1 when an Adobe marker says CMYK is stored inverted */
+    long long coefficientBlocks; /* the DCT blocks of every component, padded as libjpeg stores them:
+                                    a progressive decode holds 128 bytes for each until its last scan */
 } SeerJPEGInfo;
 
 /* Allocates a decoder; NULL when memory is short. */
