@@ -94,12 +94,18 @@ struct CorpusTests {
         print("corpus outcomes over \(entries.count) files: \(outcomes.sorted { $0.key < $1.key })")
     }
 
-    /// The progressive bomb is refused by the work budget (the header alone still reads), and the
-    /// budget is what refuses it: a small file with 900 valid scans is refused under the default
+    /// The progressive bomb (100 grey megapixels) is refused from its header for the coefficients it
+    /// would hold, and without that limit by the work budget (the header alone still reads); the work
+    /// budget is what refuses it then: a small file with 900 valid scans is refused under the default
     /// budget and decodes under a budget of 1000 passes.
     @Test func theScanBombIsRefusedByTheWorkBudget() throws {
         let bomb = try #require(MalformedCorpus.entries.first { $0.name == "bomb-progressive-1000-scans.jpg" })
-        let error = #expect(throws: ImageError.self) { try ImageDecoder.decode(contentsOf: bomb.path) }
+        let held = #expect(throws: ImageError.self) { try ImageDecoder.decode(contentsOf: bomb.path) }
+        #expect(held?.code == .tooLarge)
+        #expect(held?.message.contains("coefficients") == true, "\(String(describing: held))")
+        let error = #expect(throws: ImageError.self) {
+            try ImageDecoder.decode(contentsOf: bomb.path, options: DecodeOptions(budget: DecodeBudget(progressiveMemoryPerImageByte: nil)))
+        }
         #expect(error?.code == .tooLarge)
         #expect(error?.message.contains("times the blocks") == true)
         #expect(try ImageDecoder.info(contentsOf: bomb.path).width == 10000)
