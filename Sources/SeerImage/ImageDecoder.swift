@@ -21,15 +21,18 @@ public struct DecodeBudget: Sendable, Equatable {
     public var memory: Int
     /// CPU seconds the decoding thread may spend, checked every few rows where the decoder lets
     /// Seer look (JPEG, PNG); over it the decode stops as `tooLarge`. HEIC and WebP decoders cannot
-    /// be interrupted: their work is bounded by the pixel and memory checks. `nil` for no limit.
-    /// Default 3 s (a 100-megapixel baseline JPEG decodes in about 1 s on a 2-core build machine).
+    /// be interrupted: their work is bounded by the pixel and memory checks (HEIC's by
+    /// ``heifPixels``). `nil` for no limit.
+    /// Default 2.5 s, the photo's whole budget in a scan (a 100-megapixel baseline JPEG decodes in
+    /// about 1 s on a 2-core build machine).
     public var cpuSeconds: Double?
     /// The one decoder buffer that outgrows the image it gives: libjpeg keeps a progressive JPEG's
     /// coefficients (2 bytes each, every component's) until its last scan, whatever is asked for.
-    /// Those and the grey image together may hold at most this many times the bytes of the image the
-    /// file holds (width × height × its components) plus 32 MiB; a file over it is refused as
-    /// `tooLarge` from its header. Progressive 4:2:0 and 4:2:2 colour always fit; 4:4:4 colour and
-    /// grey fit up to about 33 megapixels. `nil` for no such limit. Default 2.
+    /// Those, the grey image and the file's bytes when they are held in memory may together take at
+    /// most this many times the bytes of the image the file holds (width × height × its components)
+    /// plus 24 MiB; a file over it is refused as `tooLarge` from its header. Progressive 4:2:0 and
+    /// 4:2:2 colour always fit; 4:4:4 colour and grey up to about 15–25 megapixels (less the larger
+    /// the file). `nil` for no such limit. Default 2.
     public var progressiveMemoryPerImageByte: Int?
     /// Pixels of a HEIC or HEIF image. Its decoder (libde265, in a thread of its own) cannot be
     /// stopped within an image, so its work is bounded before it starts: about 40 ns of CPU a pixel,
@@ -39,7 +42,7 @@ public struct DecodeBudget: Sendable, Equatable {
 
     /// Creates a budget; every parameter has the documented default.
     public init(
-        bytes: Int = 512 << 20, pixels: Int = 100_000_000, memory: Int = 1536 << 20, cpuSeconds: Double? = 3,
+        bytes: Int = 512 << 20, pixels: Int = 100_000_000, memory: Int = 1536 << 20, cpuSeconds: Double? = 2.5,
         progressiveMemoryPerImageByte: Int? = 2, heifPixels: Int = 50_000_000
     ) {
         self.bytes = bytes
@@ -236,7 +239,7 @@ public enum ImageDecoder {
                 let info = ImageInfo(
                     format: .jpeg, storedWidth: Int(header.width), storedHeight: Int(header.height),
                     orientation: Exif.jpegOrientation(raw) ?? .up)
-                try checkLimit(info, options, jpeg: JPEGFrame(header))
+                try checkLimit(info, options, jpeg: JPEGFrame(header), input: raw.count)
                 let (gray, rgb) = try decoder.decode(scale: options.scale, wantRGB: options.includeRGB, fastDCT: options.fastDCT)
                 return DecodedImage(info: info, gray: gray, rgb: rgb, isOriented: false)
             case .heic:
@@ -440,7 +443,8 @@ public enum ImageDecoder {
     }
 
     /// Checks the header against the budget: the pixels, then the memory decoding would hold.
-    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions, jpeg: JPEGFrame? = nil) throws {
+    /// `input` is the bytes of the file held in memory while it decodes (0 when it streams from the file).
+    private static func checkLimit(_ info: ImageInfo, _ options: DecodeOptions, jpeg: JPEGFrame? = nil, input: Int = 0) throws {
         let (w, h) = (info.storedWidth, info.storedHeight)
         guard w > 0, h > 0 else { throw ImageError(.corrupt, "image has zero width or height") }
         let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
@@ -455,12 +459,12 @@ public enum ImageDecoder {
                 "image is \(w)×\(h) (\(pixels) pixels): a HEIC decode cannot be stopped part-way, so HEIC images are decoded up to \(options.budget.heifPixels) pixels")
         }
         if let jpeg, jpeg.progressive, let factor = options.budget.progressiveMemoryPerImageByte {
-            let held = jpeg.blocks * 128 + pixels
-            let allowed = factor * pixels * max(1, jpeg.components) + (32 << 20)
+            let held = jpeg.blocks * 128 + pixels + input
+            let allowed = factor * pixels * max(1, jpeg.components) + (24 << 20)
             if held > allowed {
                 throw ImageError(
                     .tooLarge,
-                    "this \(w)×\(h) progressive JPEG keeps \(jpeg.blocks * 128 >> 20) MiB of coefficients until its last scan, over \(factor) × the image it holds + 32 MiB (\(allowed >> 20) MiB)")
+                    "this \(w)×\(h) progressive JPEG keeps \(jpeg.blocks * 128 >> 20) MiB of coefficients until its last scan: with its grey image and the file, over \(factor) × the image it holds + 24 MiB (\(allowed >> 20) MiB)")
             }
         }
         let memory = estimatedMemory(info, progressive: jpeg?.progressive ?? false, options: options)

@@ -57,9 +57,10 @@ struct WebPDecoder {
     /// Lossless images over this many pixels are decoded to grey through libwebp's luma, not its RGB.
     static let losslessLumaPixels = 16_000_000
 
-    /// Luma (lossy data's own, or a large lossless image's), decoded straight into the grey image's buffer (libwebp writes into memory
-    /// Seer owns: no second full-size plane) and stretched there from video range (16–235) to 0–255,
-    /// as its RGB would give. Chroma (a quarter of the pixels each) and alpha go to buffers of their own.
+    /// Luma (lossy data's own, or a large lossless image's), decoded straight into the grey image's
+    /// buffer (libwebp writes into memory Seer owns: no second full-size plane) and stretched there
+    /// from video range (16–235) to 0–255, as its RGB would give. Chroma (a quarter of the pixels
+    /// each) and alpha go to buffers of their own.
     private func decodeLuma(_ config: inout WebPDecoderConfig, alpha: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
         let w = width, h = height, cw = (w + 1) / 2, ch = (h + 1) / 2
         var u = [UInt8](repeating: 0, count: cw * ch), v = u

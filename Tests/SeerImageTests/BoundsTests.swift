@@ -255,9 +255,9 @@ struct BoundsTests {
             + segment(0xC4, [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0]) + segment(0xDA, scan) + [0x00, 0xFF, 0xD9]
     }
 
-    /// libjpeg keeps a progressive JPEG's coefficients until its last scan: where they and the grey
-    /// image would outgrow twice the image the file holds (+ 32 MiB), the file is refused from its
-    /// header; 4:2:0 colour never is, and without the limit the header check lets all through.
+    /// libjpeg keeps a progressive JPEG's coefficients until its last scan: where they, the grey
+    /// image and the file's bytes would outgrow twice the image the file holds (+ 24 MiB), the file
+    /// is refused from its header; 4:2:0 colour never is, and without the limit all pass that check.
     @Test func progressiveJPEGsWhoseCoefficientsOutgrowTheirImageAreRefused() throws {
         func refusal(_ bytes: [UInt8], _ budget: DecodeBudget = DecodeBudget()) -> ImageError? {
             do {
@@ -268,10 +268,12 @@ struct BoundsTests {
             }
         }
         func byCoefficients(_ error: ImageError?) -> Bool { error?.code == .tooLarge && error?.message.contains("coefficients") == true }
-        // Grey and 4:4:4 colour: 34 MP is over, 31 MP within.
+        // Grey and 4:4:4 colour: 34 MP is over, 16 MP within, and over when its file takes 30 MB more.
         for components in [1, 3] {
             #expect(byCoefficients(refusal(Self.progressiveHead(width: 5831, height: 5831, components: components, sampling: 0x11))))
-            #expect(!byCoefficients(refusal(Self.progressiveHead(width: 5600, height: 5600, components: components, sampling: 0x11))))
+            let within = Self.progressiveHead(width: 4000, height: 4000, components: components, sampling: 0x11)
+            #expect(!byCoefficients(refusal(within)))
+            #expect(byCoefficients(refusal(within + [UInt8](repeating: 0, count: 30_000_000))))
             let unlimited = DecodeBudget(progressiveMemoryPerImageByte: nil)
             #expect(!byCoefficients(refusal(Self.progressiveHead(width: 5831, height: 5831, components: components, sampling: 0x11), unlimited)))
         }
