@@ -55,6 +55,9 @@ let package = Package(
             name: "CHeif", pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]),
         .systemLibrary(
+            name: "CDe265", pkgConfig: "libde265",
+            providers: [.apt(["libde265-dev"])]),
+        .systemLibrary(
             name: "CWebP", pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]),
         // OpenSSL 3's libcrypto: the signatures and hashes (SeerCrypto).
@@ -62,10 +65,11 @@ let package = Package(
             name: "COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
 
-        // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch.
+        // What must be C: libjpeg reports errors by longjmp, which Swift cannot catch; libheif
+        // takes its HEVC decoder as a table of C functions.
         .target(
             name: "CSeerShims",
-            dependencies: ["CJPEG"],
+            dependencies: ["CJPEG", "CHeif", "CDe265"],
             cSettings: cSettings),
         // The key and signature glue over libcrypto's EVP and OSSL_PARAM API, which C macros and
         // variadic calls make awkward from Swift.

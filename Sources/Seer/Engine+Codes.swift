@@ -136,10 +136,7 @@ extension Engine {
 
         // What the photo's own budget leaves for reading, after decoding and what was read before.
         let photoLimit = configuration.limits.photoCPUMilliseconds
-        // libde265 decodes HEIC in a thread of its own, which this thread's clock does not see: the
-        // budget is charged the decode's wall-clock time instead.
-        let unseen = decoded.info.format == .heic ? max(0, decodedAfter - decodedAfterCPU) : 0
-        func left() -> Double? { photoLimit.map { max(0, $0 - start.cpuMilliseconds - unseen) } }
+        func left() -> Double? { photoLimit.map { max(0, $0 - start.cpuMilliseconds) } }
         var symbols: [Symbol] = []
         if targets.contains(.codes) {
             if options.scale == codeScale {

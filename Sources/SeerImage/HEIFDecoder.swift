@@ -1,4 +1,5 @@
 internal import CHeif
+internal import CSeerShims
 
 /// Owns one libheif context (and the primary image's handle) for one decode; frees both in `deinit`.
 ///
@@ -30,6 +31,12 @@ final class HEIFDecoder {
         // thread's, which is what the time budgets measure. (libheif starts threads of its own for
         // the tiles otherwise; on two cores they saved no time.)
         heif_context_set_max_decoding_threads(context, 0)
+        // HEVC through Seer's plugin (CSeerShims/heif.c): libde265 on this thread too, so that its
+        // time is this thread's, and stopped between NAL units (a grid's tiles) by the CPU budget.
+        guard seer_heif_register(context) == 0 else {
+            heif_context_free(context)
+            throw ImageError(.unsupportedFormat, "could not register Seer's HEVC decoder with libheif")
+        }
         var error = heif_context_read_from_memory_without_copy(context, data.baseAddress, data.count, nil)
         if error.code != heif_error_Ok {
             // The message lives in the context: read it before the context goes.
@@ -104,7 +111,7 @@ final class HEIFDecoder {
     /// grey straight from the luma plane, or to RGB when asked. Transparent pixels are composited
     /// onto white, as for PNG. Strict: damaged coded data is an error, never a concealed picture.
     /// The corresponding C function is `heif_decode_image`.
-    func decode(wantRGB: Bool) throws -> (gray: GrayImage, rgb: RGBImage?) {
+    func decode(wantRGB: Bool, cpuSeconds: Double? = nil) throws -> (gray: GrayImage, rgb: RGBImage?) {
         // Checked here, after the caller's pixel limit: a grid its tiles do not cover is damage.
         if let fault = HEIFBoxes.gridFault(data) { throw ImageError(.corrupt, "corrupt HEIC: \(fault)") }
         guard let options = heif_decoding_options_alloc() else {
@@ -115,12 +122,18 @@ final class HEIFDecoder {
         options.pointee.convert_hdr_to_8bit = 1
         let alpha = heif_image_handle_has_alpha_channel(handle) != 0
         var image: OpaquePointer?
+        seer_heif_set_cpu_limit(cpuSeconds ?? 0)
+        defer { seer_heif_set_cpu_limit(0) }
         let error =
             wantRGB
             ? heif_decode_image(
                 handle, &image, heif_colorspace_RGB, alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
                 options)
             : heif_decode_image(handle, &image, heif_colorspace_YCbCr, heif_chroma_undefined, options)
+        if seer_heif_over_budget() != 0 {
+            if let image { heif_image_release(image) }
+            throw ImageError(.tooLarge, "HEIC over its decoding budget of \(cpuSeconds ?? 0) s of CPU time: stopped between its coded pictures")
+        }
         guard error.code == heif_error_Ok, let image else { throw Self.imageError(error) }
         defer { heif_image_release(image) }
         return wantRGB ? try rgbImage(image, alpha: alpha) : try grayImage(image)

@@ -20,9 +20,9 @@ public struct DecodeBudget: Sendable, Equatable {
     /// image within the default pixel limit fits.
     public var memory: Int
     /// CPU seconds the decoding thread may spend, checked every few rows where the decoder lets
-    /// Seer look (JPEG, PNG); over it the decode stops as `tooLarge`. HEIC and WebP decoders cannot
-    /// be interrupted: their work is bounded by the pixel and memory checks (HEIC's by
-    /// ``heifPixels``). `nil` for no limit.
+    /// Seer look (JPEG, PNG); over it the decode stops as `tooLarge`. HEIC stops between coded
+    /// pictures (a grid's tiles); WebP cannot be interrupted, its work is bounded by the pixel and
+    /// memory checks. `nil` for no limit.
     /// Default 2.5 s, the photo's whole budget in a scan (a 100-megapixel baseline JPEG decodes in
     /// about 1 s on a 2-core build machine).
     public var cpuSeconds: Double?
@@ -34,10 +34,10 @@ public struct DecodeBudget: Sendable, Equatable {
     /// 4:2:2 colour always fit; 4:4:4 colour and grey up to about 15–25 megapixels (less the larger
     /// the file). `nil` for no such limit. Default 2.
     public var progressiveMemoryPerImageByte: Int?
-    /// Pixels of a HEIC or HEIF image. Its decoder (libde265, in a thread of its own) cannot be
-    /// stopped within an image, so its work is bounded before it starts: about 40 ns of CPU a pixel,
-    /// so the default, 50 megapixels (the largest phone HEIC, 8 160 × 6 120, fits), keeps a decode
-    /// near 2 CPU-s.
+    /// Pixels of a HEIC or HEIF image. Its decoding stops at the CPU budget between coded pictures
+    /// (a grid's tiles), not within one, and an image much over 50 megapixels could not be decoded
+    /// within the budget anyway (libde265 takes 40–70 ns of CPU a pixel here), so larger ones are
+    /// refused from the header. Default 50 megapixels: the largest phone HEIC, 8 160 × 6 120, fits.
     public var heifPixels: Int
 
     /// Creates a budget; every parameter has the documented default.
@@ -248,7 +248,7 @@ public enum ImageDecoder {
                     format: .heic, storedWidth: decoder.storedWidth, storedHeight: decoder.storedHeight,
                     orientation: decoder.orientation)
                 try checkLimit(info, options)
-                var (gray, rgb) = try decoder.decode(wantRGB: options.includeRGB)
+                var (gray, rgb) = try decoder.decode(wantRGB: options.includeRGB, cpuSeconds: options.budget.cpuSeconds)
                 if options.scale > 1 {
                     gray = gray.downscaled(by: options.scale)
                     rgb = rgb?.downscaled(by: options.scale)

@@ -184,8 +184,12 @@ struct BoundsTests {
         #expect(ImageDecoder.estimatedMemory(over, options: DecodeOptions()) > budget.memory)
     }
 
-    /// The CPU budget stops a JPEG or PNG decode part-way (here one that has no time at all).
-    @Test(arguments: [("decode", "progressive.jpg"), ("decode", "baseline-420.jpg"), ("decode", "rgb8.png"), ("decode", "gray8-interlaced.png")])
+    /// The CPU budget stops a JPEG, PNG or HEIC decode part-way (here one that has no time at all;
+    /// HEIC between its coded pictures: the grid's tiles).
+    @Test(arguments: [
+        ("decode", "progressive.jpg"), ("decode", "baseline-420.jpg"), ("decode", "rgb8.png"), ("decode", "gray8-interlaced.png"),
+        ("heic", "grid.heic"),
+    ])
     func theCPUBudgetStopsDecoding(group: String, name: String) throws {
         let path = Fixtures.path(group, name)
         _ = try ImageDecoder.decode(contentsOf: path)

@@ -74,6 +74,19 @@ const char *seer_jpeg_message(const SeerJPEGDecoder *decoder);
 /* The count of corrupt-data warnings libjpeg tolerated. */
 int seer_jpeg_warnings(const SeerJPEGDecoder *decoder);
 
+/* ---------- HEIC (libheif, libde265) ---------- */
+
+struct heif_context;
+
+/* Registers on `context` Seer's HEVC decoder: libde265 on the calling thread, strict, stopped by
+   the CPU limit below between NAL units. 0 on success. */
+int seer_heif_register(struct heif_context *context);
+/* Sets this thread's HEVC decoding limit to `seconds` of its CPU time from now (0: none), and
+   clears the flag below. */
+void seer_heif_set_cpu_limit(double seconds);
+/* 1 when this thread's last HEVC decode was stopped by the limit. */
+int seer_heif_over_budget(void);
+
 /* ---------- PNG (libpng) ---------- */
 
 typedef struct SeerPNGDecoder SeerPNGDecoder;
