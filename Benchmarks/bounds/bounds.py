@@ -119,8 +119,9 @@ def photos():
         ("lossy.webp", 3, lambda p: colour().save(p, quality=75, method=0)),
         ("lossless.webp", 3, lambda p: grey().convert("RGB").save(p, lossless=True, quality=0, method=0)),
         ("grid.heic", 3, lambda p: heic_grid(p, colour())),
-        # The largest HEIC the HEIC pixel limit (50 MP) admits.
-        ("grid-50mp.heic", 3, lambda p: heic_grid(p, blocks(1, 7070))),
+        # A HEIC at the HEIC pixel limit (40 MP), and a phone's 12 MP.
+        ("grid-40mp.heic", 3, lambda p: heic_grid(p, blocks(1, 6324))),
+        ("grid-12mp.heic", 3, lambda p: heic_grid(p, blocks(1, 4032).crop((0, 0, 4032, 3024)))),
         ("code-sheet-2896.png", 1, code_sheet),
         ("pixel-noise-81mp.jpg", 1, lambda p: Image.fromarray(rng.integers(0, 256, (9000, 9000), dtype=np.uint8)).save(p, quality=90)),
         ("bands-12mp.png", 1, lambda p: Image.fromarray(np.tile((np.random.default_rng(5).random(4000) < 0.5).astype(np.uint8) * 255, (3000, 1))).save(p)),

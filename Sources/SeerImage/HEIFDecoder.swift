@@ -107,6 +107,9 @@ final class HEIFDecoder {
     var storedWidth: Int { orientationInBoxes && orientation.swapsDimensions ? height : width }
     var storedHeight: Int { orientationInBoxes && orientation.swapsDimensions ? width : height }
 
+    /// CPU seconds a pixel that libheif spends after the last coded picture is decoded.
+    static let joiningSecondsPerPixel = 16e-9
+
     /// Decodes the primary image as displayed by its boxes (clean aperture, rotation, mirror): to
     /// grey straight from the luma plane, or to RGB when asked. Transparent pixels are composited
     /// onto white, as for PNG. Strict: damaged coded data is an error, never a concealed picture.
@@ -122,7 +125,10 @@ final class HEIFDecoder {
         options.pointee.convert_hdr_to_8bit = 1
         let alpha = heif_image_handle_has_alpha_channel(handle) != 0
         var image: OpaquePointer?
-        seer_heif_set_cpu_limit(cpuSeconds ?? 0)
+        // The coded pictures are decoded first; then libheif joins a grid's tiles and converts
+        // colour (about 16 ns a pixel here), which nothing can stop: that much of the budget is kept
+        // for it.
+        seer_heif_set_cpu_limit(cpuSeconds.map { max(0.001, $0 - Double(width * height) * Self.joiningSecondsPerPixel) } ?? 0)
         defer { seer_heif_set_cpu_limit(0) }
         let error =
             wantRGB

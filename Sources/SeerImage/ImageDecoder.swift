@@ -35,15 +35,15 @@ public struct DecodeBudget: Sendable, Equatable {
     /// the file). `nil` for no such limit. Default 2.
     public var progressiveMemoryPerImageByte: Int?
     /// Pixels of a HEIC or HEIF image. Its decoding stops at the CPU budget between coded pictures
-    /// (a grid's tiles), not within one, and an image much over 50 megapixels could not be decoded
-    /// within the budget anyway (libde265 takes 40–70 ns of CPU a pixel here), so larger ones are
-    /// refused from the header. Default 50 megapixels: the largest phone HEIC, 8 160 × 6 120, fits.
+    /// (a grid's tiles), not within one, and libheif and libde265 take about 50–80 ns of CPU a
+    /// pixel here, so that no image much over 40 megapixels decodes within the default budget:
+    /// larger ones are refused from the header. Default 40 megapixels.
     public var heifPixels: Int
 
     /// Creates a budget; every parameter has the documented default.
     public init(
         bytes: Int = 512 << 20, pixels: Int = 100_000_000, memory: Int = 1536 << 20, cpuSeconds: Double? = 2.5,
-        progressiveMemoryPerImageByte: Int? = 2, heifPixels: Int = 50_000_000
+        progressiveMemoryPerImageByte: Int? = 2, heifPixels: Int = 40_000_000
     ) {
         self.bytes = bytes
         self.pixels = pixels
