@@ -464,7 +464,7 @@ public enum ImageDecoder {
             if held > allowed {
                 throw ImageError(
                     .tooLarge,
-                    "this \(w)×\(h) progressive JPEG keeps \(jpeg.blocks * 128 >> 20) MiB of coefficients until its last scan: with its grey image and the file, over \(factor) × the image it holds + 24 MiB (\(allowed >> 20) MiB)")
+                    "this \(w)×\(h) progressive JPEG keeps \((jpeg.blocks * 128) >> 20) MiB of coefficients until its last scan: with its grey image and the file, over \(factor) × the image it holds + 24 MiB (\(allowed >> 20) MiB)")
             }
         }
         let memory = estimatedMemory(info, progressive: jpeg?.progressive ?? false, options: options)
