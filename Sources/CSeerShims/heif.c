@@ -17,20 +17,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static __thread double seer_heif_deadline; /* thread CPU seconds; 0: none */
 static __thread int seer_heif_over;
 
-static double seer_thread_cpu(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 void seer_heif_set_cpu_limit(double seconds) {
     seer_heif_over = 0;
-    seer_heif_deadline = seconds > 0 ? seer_thread_cpu() + seconds : 0;
+    seer_heif_deadline = seconds > 0 ? seer_thread_cpu_seconds() + seconds : 0;
 }
 
 int seer_heif_over_budget(void) { return seer_heif_over; }
@@ -155,7 +148,7 @@ static struct heif_error seer_hevc_decode(void *raw, struct heif_image **out) {
     struct heif_image *image = NULL;
     int more = 1;
     while (more) {
-        if (seer_heif_deadline > 0 && seer_thread_cpu() > seer_heif_deadline) {
+        if (seer_heif_deadline > 0 && seer_thread_cpu_seconds() > seer_heif_deadline) {
             seer_heif_over = 1;
             if (image) heif_image_release(image);
             return seer_heif_plugin_error("over the decoding CPU budget");

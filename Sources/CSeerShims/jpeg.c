@@ -58,12 +58,6 @@ static double seer_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static double seer_thread_cpu(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void seer_jpeg_format(SeerJPEGDecoder *d) {
     char buffer[JMSG_LENGTH_MAX];
     d->err.format_message((j_common_ptr)&d->cinfo, buffer);
@@ -130,7 +124,7 @@ static void seer_jpeg_progress(j_common_ptr cinfo) {
         d->category = SEER_ERR_TOO_LARGE;
         longjmp(d->jump, 1);
     }
-    if (d->cpuDeadline > 0 && seer_thread_cpu() > d->cpuDeadline) {
+    if (d->cpuDeadline > 0 && seer_thread_cpu_seconds() > d->cpuDeadline) {
         snprintf(d->message, sizeof d->message, "decoding used more CPU time than its budget");
         d->category = SEER_ERR_TOO_LARGE;
         longjmp(d->jump, 1);
@@ -369,7 +363,7 @@ void seer_jpeg_set_limits(SeerJPEGDecoder *d, int workFactor, double seconds) {
 }
 
 void seer_jpeg_set_cpu_limit(SeerJPEGDecoder *d, double seconds) {
-    if (d) d->cpuDeadline = seconds > 0 ? seer_thread_cpu() + seconds : 0;
+    if (d) d->cpuDeadline = seconds > 0 ? seer_thread_cpu_seconds() + seconds : 0;
 }
 
 long long seer_jpeg_work(const SeerJPEGDecoder *d) { return d ? d->work : 0; }

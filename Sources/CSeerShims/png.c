@@ -34,12 +34,6 @@ static double seer_png_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static double seer_png_thread_cpu(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Called by libpng after each row: stops a decode that runs past its time or CPU limit. */
 static void seer_png_row_done(png_structp png, png_uint_32 row, int pass) {
     (void)row;
@@ -50,7 +44,7 @@ static void seer_png_row_done(png_structp png, png_uint_32 row, int pass) {
         snprintf(d->message, sizeof d->message, "decoding took longer than its time limit");
         png_error(png, "time limit");
     }
-    if (d->cpuDeadline > 0 && seer_png_thread_cpu() > d->cpuDeadline) {
+    if (d->cpuDeadline > 0 && seer_thread_cpu_seconds() > d->cpuDeadline) {
         d->category = SEER_ERR_TOO_LARGE;
         snprintf(d->message, sizeof d->message, "decoding used more CPU time than its budget");
         png_error(png, "CPU limit");
@@ -247,7 +241,7 @@ void seer_png_set_deadline(SeerPNGDecoder *d, double seconds) {
 const char *seer_png_message(const SeerPNGDecoder *d) { return d ? d->message : "no decoder"; }
 
 void seer_png_set_cpu_limit(SeerPNGDecoder *d, double seconds) {
-    if (d) d->cpuDeadline = seconds > 0 ? seer_png_thread_cpu() + seconds : 0;
+    if (d) d->cpuDeadline = seconds > 0 ? seer_thread_cpu_seconds() + seconds : 0;
 }
 
 int seer_png_read_row(SeerPNGDecoder *d, uint8_t *row) {

@@ -114,7 +114,7 @@ final class HEIFDecoder {
     /// grey straight from the luma plane, or to RGB when asked. Transparent pixels are composited
     /// onto white, as for PNG. Strict: damaged coded data is an error, never a concealed picture.
     /// The corresponding C function is `heif_decode_image`.
-    func decode(wantRGB: Bool, cpuSeconds: Double? = nil) throws -> (gray: GrayImage, rgb: RGBImage?) {
+    func decode(wantRGB: Bool, cpuSeconds: Double?) throws -> (gray: GrayImage, rgb: RGBImage?) {
         // Checked here, after the caller's pixel limit: a grid its tiles do not cover is damage.
         if let fault = HEIFBoxes.gridFault(data) { throw ImageError(.corrupt, "corrupt HEIC: \(fault)") }
         guard let options = heif_decoding_options_alloc() else {

@@ -456,7 +456,7 @@ public enum ImageDecoder {
         if info.format == .heic, pixels > options.budget.heifPixels {
             throw ImageError(
                 .tooLarge,
-                "image is \(w)×\(h) (\(pixels) pixels): a HEIC decode cannot be stopped part-way, so HEIC images are decoded up to \(options.budget.heifPixels) pixels")
+                "image is \(w)×\(h) (\(pixels) pixels): no larger HEIC decodes within the CPU budget, so HEIC images are decoded up to \(options.budget.heifPixels) pixels")
         }
         if let jpeg, jpeg.progressive, let factor = options.budget.progressiveMemoryPerImageByte {
             let held = jpeg.blocks * 128 + pixels + input

@@ -25,6 +25,10 @@ enum {
    both settings took, 0 otherwise (another C library: nothing is changed). */
 int seer_keep_freed_buffers(size_t largestBlock, size_t keptFree);
 
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): what every decoder's CPU
+   deadline is measured in. */
+double seer_thread_cpu_seconds(void);
+
 /* ---------- JPEG (libjpeg-turbo) ---------- */
 
 typedef struct SeerJPEGDecoder SeerJPEGDecoder;
