@@ -63,6 +63,39 @@ struct AztecReader {
         return BullsEye(x: Double(left) + width / 2, y: cy, ring: (m + module) / 2, hits: 1)
     }
 
+    /// How many of the four diagonal rays from `c`'s centre cross its rings: the dark centre, then a
+    /// light, a dark and a light run of about a module each (0.5 to 2.2 of the row's module, which
+    /// takes both a diagonal across an upright symbol's square rings and one along a symbol turned
+    /// 45°). A crossing of a full-range symbol's reference grid passes the row and column tests as a
+    /// bull's-eye does, but its diagonals run through data modules, which alternate so by chance
+    /// about once in eight.
+    func diagonalRings(_ c: BullsEye) -> Int {
+        let m = c.ring
+        var passed = 0
+        for (sx, sy) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+            var x = Int(c.x), y = Int(c.y)
+            guard x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y) else { return 0 }
+            var runs: [Double] = []
+            var colour = true, length = 1
+            // Steps of one pixel each way (√2 pixels long), until the fourth change.
+            while runs.count < 4 {
+                x += sx
+                y += sy
+                guard x >= 0, y >= 0, x < bin.width, y < bin.height, Double(length) * 1.414 <= 3 * m else { break }
+                if bin.isDark(x, y) == colour {
+                    length += 1
+                } else {
+                    runs.append(Double(length) * 1.414)
+                    colour.toggle()
+                    length = 1
+                }
+            }
+            guard runs.count == 4, runs[0] <= 1.6 * m else { continue }
+            if runs[1...].allSatisfy({ $0 >= 0.5 * m && $0 <= 2.2 * m }) { passed += 1 }
+        }
+        return passed
+    }
+
     // MARK: Geometry
 
     /// The points where rays from the centre cross the `edge`-th colour change (1 = the centre's

@@ -69,7 +69,11 @@ struct BullsEyeScan {
                 }
             }
         }
-        self.aztec = aztec.sorted { $0.hits > $1.hits }
+        // Those whose diagonals cross rings too come first: in a large full-range symbol each
+        // crossing of the reference grid is also seen as a bull's-eye, and the symbol's own would
+        // come after more of them than are read.
+        let rays = aztec.map { aztecReader.diagonalRings($0) >= 3 }
+        self.aztec = zip(aztec, rays).sorted { a, b in a.1 != b.1 ? a.1 : a.0.hits > b.0.hits }.map(\.0)
         self.maxiCode = maxiCode.sorted { $0.hits > $1.hits }
     }
 }
