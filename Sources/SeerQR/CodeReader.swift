@@ -132,7 +132,7 @@ public final class CodeReader: Sendable {
         session.run()
         return session.found.map { f in
             let corners = f.corners.map { Point(x: $0.x * scaleX, y: $0.y * scaleY) }
-            var decoded = f.raw.qr.map { $0.stream.text() } ?? f.raw.dataMatrix.map { $0.text() } ?? f.raw.maxiCode.map { $0.text() } ?? TextDecoding.decode(f.raw.bytes)
+            var decoded = f.raw.qr.map { $0.stream.text() } ?? f.raw.dataMatrix.map { $0.text() } ?? f.raw.maxiCode.map { $0.text() } ?? TextDecoding.decode(f.raw.bytes, shiftJIS: f.raw.symbology.hasFinderPatterns)
             // Code 39 Full ASCII: the text the shift pairs stand for, when every pair is defined.
             if f.raw.symbology == .code39, let text = decoded?.text, let full = LinearCheck.code39FullASCII(text) {
                 decoded = (full, "us-ascii")

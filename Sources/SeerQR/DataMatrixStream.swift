@@ -329,13 +329,13 @@ enum DataMatrixCheck {
 extension DataMatrixStream {
     /// The data as text, and the character set of its bytes; nil when the bytes are binary or not
     /// valid in the character set an ECI names. Bytes under an ECI follow it; bytes under none are
-    /// recognised as ``TextDecoding`` recognises a QR Code's (UTF-8, which covers ASCII, before
-    /// ISO/IEC 8859-1, the standard's default), all of them together so one decision covers them.
+    /// recognised as UTF-8 (which covers ASCII) or else ISO/IEC 8859-1, the standard's default, all
+    /// of them together so one decision covers them.
     func text() -> (text: String, charset: String)? {
         let unmarked = segments.filter { $0.eci == nil }.flatMap(\.bytes)
         var guessed: (text: String, charset: String)?
         if !unmarked.isEmpty || segments.isEmpty {
-            guard let g = TextDecoding.decode(unmarked) else { return nil }
+            guard let g = TextDecoding.decode(unmarked, shiftJIS: false) else { return nil }
             guessed = g
         }
         var text = ""

@@ -5,12 +5,16 @@ import Foundation
 /// QR byte segments carry no character set unless an ECI says so, and zbar in binary mode hands over
 /// the bytes alone. The order: valid UTF-8 (which also covers plain ASCII) → Shift_JIS when the bytes
 /// are valid Shift_JIS and look like Japanese (runs of double-byte characters, or half-width katakana
-/// among ASCII) → ISO-8859-1 when no byte is a C1 control → otherwise binary (`nil`).
+/// among ASCII) → ISO-8859-1 when no byte is a C1 control → otherwise binary (`nil`). Shift_JIS is
+/// guessed only for the QR family, whose Kanji mode is made for it; every other symbology's default
+/// character set is ISO-8859-1, and Latin-1 text with two accented letters in a row (`èb`, `àa`)
+/// is valid Shift_JIS too.
 /// Text that holds control characters other than tab, line feed, carriage return and the ISO/IEC
 /// 15434 separators (GS, RS, EOT, FS, US) is reported as binary.
 public enum TextDecoding {
-    /// The decoded text and the character set's name, or `nil` when the bytes are not text.
-    public static func decode(_ bytes: [UInt8]) -> (text: String, charset: String)? {
+    /// The decoded text and the character set's name, or `nil` when the bytes are not text; with
+    /// `shiftJIS` false, bytes that are not UTF-8 are read as ISO-8859-1 only.
+    public static func decode(_ bytes: [UInt8], shiftJIS: Bool = true) -> (text: String, charset: String)? {
         if bytes.isEmpty { return ("", "utf-8") }
         // Control bytes other than the allowed ones mean binary in every candidate character set.
         for b in bytes where b < 0x20 || b == 0x7F {
@@ -23,7 +27,7 @@ public enum TextDecoding {
             return isPlausibleText(s) ? (s, "utf-8") : nil
         }
         let latinOK = !bytes.contains { $0 >= 0x80 && $0 < 0xA0 }
-        if let stats = shiftJISStats(bytes), let s = String(bytes: bytes, encoding: .shiftJIS) {
+        if shiftJIS, let stats = shiftJISStats(bytes), let s = String(bytes: bytes, encoding: .shiftJIS) {
             // Japanese text: two double-byte characters in a row, or half-width katakana in runs,
             // or any double-byte character when ISO-8859-1 is impossible.
             if stats.maxDoubleRun >= 2 || stats.maxKatakanaRun >= 2 || !latinOK
