@@ -4,8 +4,8 @@ import Foundation
 ///
 /// QR byte segments carry no character set unless an ECI says so, and zbar in binary mode hands over
 /// the bytes alone. The order: valid UTF-8 (which also covers plain ASCII) → Shift_JIS when the bytes
-/// are valid Shift_JIS and look like Japanese (runs of double-byte characters, or half-width katakana
-/// among ASCII) → ISO-8859-1 when no byte is a C1 control → otherwise binary (`nil`). Shift_JIS is
+/// are valid Shift_JIS and look like Japanese (runs of three double-byte characters or half-width
+/// katakana, or bytes ISO-8859-1 does not have) → ISO-8859-1 when no byte is a C1 control → otherwise binary (`nil`). Shift_JIS is
 /// guessed only for the QR family, whose Kanji mode is made for it; every other symbology's default
 /// character set is ISO-8859-1, and Latin-1 text with two accented letters in a row (`èb`, `àa`)
 /// is valid Shift_JIS too.
@@ -28,9 +28,10 @@ public enum TextDecoding {
         }
         let latinOK = !bytes.contains { $0 >= 0x80 && $0 < 0xA0 }
         if shiftJIS, let stats = shiftJISStats(bytes), let s = String(bytes: bytes, encoding: .shiftJIS) {
-            // Japanese text: two double-byte characters in a row, or half-width katakana in runs,
-            // or any double-byte character when ISO-8859-1 is impossible.
-            if stats.maxDoubleRun >= 2 || stats.maxKatakanaRun >= 2 || !latinOK
+            // Japanese text: three double-byte characters in a row, or three half-width katakana,
+            // or any double-byte character when ISO-8859-1 is impossible. (Two in a row are as
+            // likely to be Latin-1: `èb` and `à` are one kanji each, `ÉÜ` two katakana.)
+            if stats.maxDoubleRun >= 3 || stats.maxKatakanaRun >= 3 || !latinOK
                 || (stats.doubleBytes > 0 && stats.doubleBytes * 2 >= stats.highBytes)
                     && stats.oddLatin
             {

@@ -38,14 +38,18 @@ struct TextDecodingTests {
         #expect(result?.charset == c.charset)
     }
 
-    /// Latin-1 text with two accented letters in a row is also valid Shift_JIS (`è b` and `à a` are
-    /// two kanji): a QR Code's bytes may be read as Japanese, any other symbology's are ISO-8859-1,
-    /// its default; bytes that are Japanese and nothing else are then not text.
-    @Test func shiftJISIsGuessedForTheQRFamilyAlone() {
-        let latin: [UInt8] = [0x32, 0xE8, 0x62, 0xE0, 0x61, 0x34]
-        #expect(TextDecoding.decode(latin)?.charset == "shift_jis")
-        #expect(TextDecoding.decode(latin, shiftJIS: false)?.text == "2èbàa4")
-        #expect(TextDecoding.decode(latin, shiftJIS: false)?.charset == "iso-8859-1")
+    /// Latin-1 text with accented letters before letters is also valid Shift_JIS (`è b` and `à a`
+    /// are one kanji each). Two in a row are read as Latin-1 by every symbology; three as Japanese
+    /// by the QR family alone, whose Kanji mode is made for it, and as ISO-8859-1, the default, by
+    /// the others; bytes that are Japanese and nothing else are then not text.
+    @Test func shiftJISIsGuessedForRunsOfThreeAndTheQRFamilyAlone() {
+        let two: [UInt8] = [0x32, 0xE8, 0x62, 0xE0, 0x61, 0x34]
+        #expect(TextDecoding.decode(two)?.text == "2èbàa4")
+        #expect(TextDecoding.decode(two)?.charset == "iso-8859-1")
+        let three: [UInt8] = [0xE8, 0x62, 0xE0, 0x61, 0xE9, 0x63]
+        #expect(TextDecoding.decode(three)?.charset == "shift_jis")
+        #expect(TextDecoding.decode(three, shiftJIS: false)?.text == "èbàaéc")
+        #expect(TextDecoding.decode(three, shiftJIS: false)?.charset == "iso-8859-1")
         // 日本 in Shift_JIS holds bytes in 0x80–0x9F, C1 controls in ISO-8859-1.
         #expect(TextDecoding.decode([0x93, 0xFA, 0x96, 0x7B], shiftJIS: false) == nil)
     }
