@@ -4,7 +4,8 @@
 
 In a full-range symbol of 14 layers or more, every crossing of the reference grid (its lines every
 16 modules alternate dark and light) looks like a bull's-eye along its row and column; these
-symbols hold several such crossings above their centre. They come from zxing-cpp's writer
+symbols hold several such crossings above their centre. One is drawn light on dark (its bull's-eye
+has a light centre). They come from zxing-cpp's writer
 (`pip install zxing-cpp==3.1.1 pillow numpy`), so they do not depend on Seer's own reading of the
 standard; the texts come from a seeded generator, so the images are the same on every run.
 
@@ -19,7 +20,10 @@ from PIL import Image, ImageOps
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?-_/()&@#=+"
 # (name, characters, pixels a module, view)
-SYMBOLS = [("400", 400, 2, "upright"), ("700-mirrored", 700, 2, "mirrored"), ("1100-turned", 1100, 2, "turned")]
+SYMBOLS = [
+    ("400", 400, 2, "upright"), ("700-mirrored", 700, 2, "mirrored"), ("1100-turned", 1100, 2, "turned"),
+    ("500-light-on-dark", 500, 2, "light on dark"),
+]
 
 
 def main():
@@ -34,6 +38,8 @@ def main():
             image = ImageOps.mirror(image)
         elif view == "turned":
             image = image.rotate(90, expand=True)
+        elif view == "light on dark":
+            image = ImageOps.invert(image)
         image.save(os.path.join(out, f"aztec-full-{name}.png"), optimize=True)
         with open(os.path.join(out, f"aztec-full-{name}.txt"), "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -34,14 +34,17 @@ struct AztecReader {
         return m
     }
 
-    /// The column through a row's centre holds the same nine runs: the centre, refined.
-    func confirm(_ x: Double, _ y: Double, module: Double) -> BullsEye? {
+    /// The column through a row's centre holds the same nine runs: the centre, refined. With
+    /// `light`, the bull's-eye of a light-on-dark symbol (a light centre, every ring the other way).
+    func confirm(_ x: Double, _ y: Double, module: Double, light: Bool = false) -> BullsEye? {
         let xi = Int(x)
-        guard xi >= 0, xi < bin.width, bin.isDark(xi, Int(y)) else { return nil }
+        // Dark, in the symbol's own colours.
+        func isDark(_ x: Int, _ y: Int) -> Bool { bin.isDark(x, y) != light }
+        guard xi >= 0, xi < bin.width, isDark(xi, Int(y)) else { return nil }
         // The centre run's part and three runs each way, then the start of the fourth (the dark
         // ring at four modules, which may run on into the mode message).
         func runs(_ step: Int) -> [Int]? {
-            bin.columnRuns(x: xi, y: Int(y), step: step, colour: true, runs: 4, close: 0.5 * module, limit: Int(module * 7) + 4)
+            bin.columnRuns(x: xi, y: Int(y), step: step, colour: !light, runs: 4, close: 0.5 * module, limit: Int(module * 7) + 4)
         }
         guard let up = runs(-1), let down = runs(1) else { return nil }
         // The centre run is up[0] + down[0] - 1 long; the others four each way.
@@ -54,10 +57,10 @@ struct AztecReader {
         let cy = Double(Int(y) - up[0] + 1) + Double(centre) / 2
         // The centre run again on the centre's own row.
         let row = min(bin.height - 1, max(0, Int(cy)))
-        guard bin.isDark(xi, row) else { return nil }
+        guard isDark(xi, row) else { return nil }
         var left = xi, right = xi
-        while left > 0 && bin.isDark(left - 1, row) && xi - left < Int(2 * m) + 2 { left -= 1 }
-        while right < bin.width - 1 && bin.isDark(right + 1, row) && right - xi < Int(2 * m) + 2 { right += 1 }
+        while left > 0 && isDark(left - 1, row) && xi - left < Int(2 * m) + 2 { left -= 1 }
+        while right < bin.width - 1 && isDark(right + 1, row) && right - xi < Int(2 * m) + 2 { right += 1 }
         let width = Double(right - left + 1)
         guard width < 2 * m, 2 * width > m else { return nil }
         return BullsEye(x: Double(left) + width / 2, y: cy, ring: (m + module) / 2, hits: 1)

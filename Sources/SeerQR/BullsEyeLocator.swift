@@ -15,6 +15,8 @@ struct BullsEyeScan {
     let bin: BinaryImage
     /// Aztec bull's-eye centres, strongest first (empty when not looked for).
     var aztec: [BullsEye] = []
+    /// The bull's-eyes of light-on-dark Aztec symbols (a light centre), strongest first.
+    var lightAztec: [BullsEye] = []
     /// MaxiCode bull's-eye centres, most often seen first (empty when not looked for).
     var maxiCode: [BullsEye] = []
 
@@ -22,7 +24,7 @@ struct BullsEyeScan {
         self.bin = bin
         guard wantsAztec || wantsMaxiCode else { return }
         let aztecReader = AztecReader(bin: bin), maxiCodeReader = MaxiCodeReader(bin: bin)
-        var aztec: [BullsEye] = [], maxiCode: [BullsEye] = []
+        var aztec: [BullsEye] = [], lightAztec: [BullsEye] = [], maxiCode: [BullsEye] = []
         let w = bin.width, h = bin.height
         bin.bits.withUnsafeBufferPointer { bits in
             // Every other row: a centre worth reading is two pixels tall or more (it is found
@@ -42,17 +44,19 @@ struct BullsEyeScan {
                     (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9) = (r1, r2, r3, r4, r5, r6, r7, r8, r9, r10)
                     r10 = x &- runStart
                     count &+= 1
-                    if colour != 0 {
-                        // Aztec: the last nine runs (r2 … r10), the dark centre r6 about as wide as
-                        // its neighbours is the cheap test, the nine runs the full one.
-                        if wantsAztec && count >= 9 && r6 * 2 >= r5 && r5 * 2 >= r6 && r6 * 2 >= r7 && r7 * 2 >= r6,
-                            let m = AztecReader.evenRuns(r2, r3, r4, r5, r6, r7, r8, r9, r10)
-                        {
-                            let cx = Double(x &- (r6 &+ r7 &+ r8 &+ r9 &+ r10)) + Double(r6) / 2
-                            if let confirmed = aztecReader.confirm(cx, Double(y) + 0.5, module: m) {
-                                BullsEye.merge(confirmed, into: &aztec)
-                            }
+                    // Aztec: the last nine runs (r2 … r10), the centre r6 about as wide as its
+                    // neighbours is the cheap test, the nine runs the full one; ending in a dark
+                    // run for a dark-on-light symbol, a light one for a light-on-dark symbol.
+                    if wantsAztec && count >= 9 && r6 * 2 >= r5 && r5 * 2 >= r6 && r6 * 2 >= r7 && r7 * 2 >= r6,
+                        let m = AztecReader.evenRuns(r2, r3, r4, r5, r6, r7, r8, r9, r10)
+                    {
+                        let cx = Double(x &- (r6 &+ r7 &+ r8 &+ r9 &+ r10)) + Double(r6) / 2
+                        let light = colour == 0
+                        if let confirmed = aztecReader.confirm(cx, Double(y) + 0.5, module: m, light: light) {
+                            if light { BullsEye.merge(confirmed, into: &lightAztec) } else { BullsEye.merge(confirmed, into: &aztec) }
                         }
+                    }
+                    if colour != 0 {
                         // MaxiCode: all eleven, the light centre r5 wider than its neighbours first.
                         if wantsMaxiCode && count >= 11 && r5 >= r4 && r5 >= r6 && r5 <= 6 * r4 && r5 <= 6 * r6,
                             let m = MaxiCodeReader.evenRings([r1, r2, r3, r4, r6, r7, r8, r9], centre: r5, outer: (r0, r10))
@@ -74,6 +78,7 @@ struct BullsEyeScan {
         // come after more of them than are read.
         let rays = aztec.map { aztecReader.diagonalRings($0) >= 3 }
         self.aztec = zip(aztec, rays).sorted { a, b in a.1 != b.1 ? a.1 : a.0.hits > b.0.hits }.map(\.0)
+        self.lightAztec = lightAztec.sorted { $0.hits > $1.hits }
         self.maxiCode = maxiCode.sorted { $0.hits > $1.hits }
     }
 }
@@ -129,19 +134,30 @@ extension ReadSession {
         for binarization in binarizations {
             if outOfTime { break }
             let scan = bullsEyes(binarization, image: image, factor: factor)
-            let candidates = symbology == .aztec ? scan.aztec : scan.maxiCode
             let f = Double(factor)
             var readCount = 0
-            for c in candidates.prefix(first) {
-                if outOfTime { break }
-                let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
-                // A bull's-eye inside a symbol read is that symbol's own, or part of its pattern.
-                if found.contains(where: { ($0.raw.symbology == symbology || $0.raw.symbology.isMatrix) && $0.contains(centre) }) { continue }
-                if debug { debugLog("\(symbology) bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) ring \(c.ring / f) hits \(c.hits), \(binarization)") }
-                guard let (raw, corners, module) = read(scan.bin, c) else { continue }
-                let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
-                add(raw, corners: work, module: module / f * scale.0)
-                readCount += 1
+            func readAll(_ candidates: ArraySlice<BullsEye>, in bin: BinaryImage, light: Bool) {
+                for c in candidates {
+                    if outOfTime { break }
+                    let centre = Point(x: c.x / f * scale.0, y: c.y / f * scale.1)
+                    // A bull's-eye inside a symbol read is that symbol's own, or part of its pattern.
+                    if found.contains(where: { ($0.raw.symbology == symbology || $0.raw.symbology.isMatrix) && $0.contains(centre) }) { continue }
+                    if debug { debugLog("\(symbology) \(light ? "light " : "")bull's-eye at (\(Int(centre.x)),\(Int(centre.y))) ring \(c.ring / f) hits \(c.hits), \(binarization)") }
+                    guard let (raw, corners, module) = read(bin, c) else { continue }
+                    let work = corners.map { Point(x: $0.x / f * scale.0, y: $0.y / f * scale.1) }
+                    add(raw, corners: work, module: module / f * scale.0)
+                    readCount += 1
+                }
+            }
+            readAll((symbology == .aztec ? scan.aztec : scan.maxiCode).prefix(first), in: scan.bin, light: false)
+            // Light-on-dark Aztec symbols, read in the binary image turned over, while no symbol of
+            // the symbology is read.
+            if symbology == .aztec && readCount == 0 && !scan.lightAztec.isEmpty && !outOfTime {
+                let turned = scan.bin.inverted()
+                let reader = AztecReader(bin: turned)
+                let ranked = scan.lightAztec.map { ($0, reader.diagonalRings($0) >= 3) }
+                    .sorted { a, b in a.1 != b.1 ? a.1 : a.0.hits > b.0.hits }.map(\.0)
+                readAll(ranked.prefix(first), in: turned, light: true)
             }
             if readCount > 0 { break }
         }
