@@ -219,6 +219,19 @@ import Testing
             #expect(symbols.first?.text == grid.text)
         }
     }
+    /// Grids at one pixel a module (with a margin of eight pixels, as a symbol cut from a larger
+    /// picture): the finder's rings fall between pixels, and the patch round it is read again
+    /// enlarged. Read with every symbology. (M1, the smallest, is not read at this size.)
+    @Test(arguments: grids.dropFirst())
+    func readAtOnePixelAModule(_ grid: Grid) throws {
+        let n = grid.rows.count, margin = 8, side = n + 2 * margin
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        for my in 0..<n { for mx in 0..<n where grid.modules[my * n + mx] { pixels[(my + margin) * side + mx + margin] = 0 } }
+        let symbols = CodeReader.forTests(symbologies: Set(Symbology.allCases)).read(GrayImage(width: side, height: side, pixels: pixels))
+        #expect(symbols.map(\.symbology) == [.microqr])
+        #expect(symbols.first?.text == grid.text)
+    }
+
     /// A sheet of 36 symbols side by side, each in its 2-module quiet zone (as labels on a reel or a
     /// panel of parts): each symbol's single finder also forms QR finder triples with its neighbours',
     /// and those must not use up the time the symbols need. Read with every symbology.
