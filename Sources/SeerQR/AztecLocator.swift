@@ -71,13 +71,13 @@ struct AztecReader {
     /// takes both a diagonal across an upright symbol's square rings and one along a symbol turned
     /// 45°). A crossing of a full-range symbol's reference grid passes the row and column tests as a
     /// bull's-eye does, but its diagonals run through data modules, which alternate so by chance
-    /// about once in eight.
-    func diagonalRings(_ c: BullsEye) -> Int {
+    /// about once in eight. With `light`, for a light-on-dark symbol's bull's-eye.
+    func diagonalRings(_ c: BullsEye, light: Bool = false) -> Int {
         let m = c.ring
         var passed = 0
         for (sx, sy) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
             var x = Int(c.x), y = Int(c.y)
-            guard x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y) else { return 0 }
+            guard x >= 0, y >= 0, x < bin.width, y < bin.height, bin.isDark(x, y) != light else { return 0 }
             var runs: [Double] = []
             var colour = true, length = 1
             // Steps of one pixel each way (√2 pixels long), until the fourth change.
@@ -85,7 +85,7 @@ struct AztecReader {
                 x += sx
                 y += sy
                 guard x >= 0, y >= 0, x < bin.width, y < bin.height, Double(length) * 1.414 <= 3 * m else { break }
-                if bin.isDark(x, y) == colour {
+                if (bin.isDark(x, y) != light) == colour {
                     length += 1
                 } else {
                     runs.append(Double(length) * 1.414)

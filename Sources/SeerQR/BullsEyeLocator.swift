@@ -150,14 +150,12 @@ extension ReadSession {
                 }
             }
             readAll((symbology == .aztec ? scan.aztec : scan.maxiCode).prefix(first), in: scan.bin, light: false)
-            // Light-on-dark Aztec symbols, read in the binary image turned over, while no symbol of
-            // the symbology is read.
+            // Light-on-dark Aztec symbols, rare: only bull's-eyes whose diagonals cross their rings
+            // too, read in the binary image turned over, while no symbol of the symbology is read.
             if symbology == .aztec && readCount == 0 && !scan.lightAztec.isEmpty && !outOfTime {
-                let turned = scan.bin.inverted()
-                let reader = AztecReader(bin: turned)
-                let ranked = scan.lightAztec.map { ($0, reader.diagonalRings($0) >= 3) }
-                    .sorted { a, b in a.1 != b.1 ? a.1 : a.0.hits > b.0.hits }.map(\.0)
-                readAll(ranked.prefix(first), in: turned, light: true)
+                let reader = AztecReader(bin: scan.bin)
+                let ringed = scan.lightAztec.filter { reader.diagonalRings($0, light: true) >= 3 }
+                if !ringed.isEmpty { readAll(ringed.prefix(first), in: scan.bin.inverted(), light: true) }
             }
             if readCount > 0 { break }
         }
