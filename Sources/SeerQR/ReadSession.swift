@@ -38,6 +38,8 @@ struct ReadSession {
     var finders: [FinderPattern] = []
     /// The indices in `finders` already read as a Micro QR Code's, or tried.
     var microQRTried = Set<Int>()
+    /// Lone small finders read again enlarged (``enlargedMicroQR(_:_:_:)``), at most four a photo.
+    var microQREnlarged = 0
     /// The indices in `finders` already read as an rMQR's, or tried.
     var rmqrTried = Set<Int>()
     /// Levels made so far, with their scale to work coordinates.
@@ -920,8 +922,17 @@ struct ReadSession {
     /// A Micro QR Code whose finder has modules under two pixels, read again in the patch around it
     /// (the largest symbol, 17 modules, either way from the finder, and a quiet zone) enlarged to
     /// four pixels a module or more: at one pixel a module the finder's rings fall between pixels.
-    func enlargedMicroQR(_ symbology: Symbology, _ f: FinderPattern, _ log: ((String) -> Void)?) -> (DecodedQR, [Point])? {
-        guard symbology == .microqr, f.module < 2 else { return nil }
+    /// Only a lone finder (no other of its size within 25 modules, as a QR Code's three are), and at
+    /// most four a photo: a photo of many small QR Codes has hundreds of small finders.
+    mutating func enlargedMicroQR(_ symbology: Symbology, _ f: FinderPattern, _ log: ((String) -> Void)?) -> (DecodedQR, [Point])? {
+        guard symbology == .microqr, f.module < 2, microQREnlarged < 4 else { return nil }
+        let reachOfThree = 25 * f.module
+        let lone = !finders.contains { g in
+            (g.x != f.x || g.y != f.y) && max(g.module, f.module) <= 1.5 * min(g.module, f.module)
+                && abs(g.x - f.x) <= reachOfThree && abs(g.y - f.y) <= reachOfThree
+        }
+        guard lone else { return nil }
+        microQREnlarged += 1
         let factor = Int((4 / max(f.module, 0.5)).rounded(.up))
         let reach = Int((19 * f.module).rounded(.up)) + 2
         let x0 = max(0, Int(f.x) - reach), y0 = max(0, Int(f.y) - reach)
