@@ -15,7 +15,9 @@ struct BullsEyeScan {
     let bin: BinaryImage
     /// Aztec bull's-eye centres, strongest first (empty when not looked for).
     var aztec: [BullsEye] = []
-    /// The bull's-eyes of light-on-dark Aztec symbols (a light centre), strongest first.
+    /// The bull's-eyes of light-on-dark Aztec symbols (a light centre) whose diagonals cross their
+    /// rings too (such symbols are rare, and each read costs a read in the image turned over),
+    /// strongest first.
     var lightAztec: [BullsEye] = []
     /// MaxiCode bull's-eye centres, most often seen first (empty when not looked for).
     var maxiCode: [BullsEye] = []
@@ -78,7 +80,7 @@ struct BullsEyeScan {
         // come after more of them than are read.
         let rays = aztec.map { aztecReader.diagonalRings($0) >= 3 }
         self.aztec = zip(aztec, rays).sorted { a, b in a.1 != b.1 ? a.1 : a.0.hits > b.0.hits }.map(\.0)
-        self.lightAztec = lightAztec.sorted { $0.hits > $1.hits }
+        self.lightAztec = lightAztec.filter { aztecReader.diagonalRings($0, light: true) >= 3 }.sorted { $0.hits > $1.hits }
         self.maxiCode = maxiCode.sorted { $0.hits > $1.hits }
     }
 }
@@ -150,12 +152,10 @@ extension ReadSession {
                 }
             }
             readAll((symbology == .aztec ? scan.aztec : scan.maxiCode).prefix(first), in: scan.bin, light: false)
-            // Light-on-dark Aztec symbols, rare: only bull's-eyes whose diagonals cross their rings
-            // too, read in the binary image turned over, while no symbol of the symbology is read.
+            // Light-on-dark Aztec symbols, read in the binary image turned over while no symbol of
+            // the symbology is read.
             if symbology == .aztec && readCount == 0 && !scan.lightAztec.isEmpty && !outOfTime {
-                let reader = AztecReader(bin: scan.bin)
-                let ringed = scan.lightAztec.filter { reader.diagonalRings($0, light: true) >= 3 }
-                if !ringed.isEmpty { readAll(ringed.prefix(first), in: scan.bin.inverted(), light: true) }
+                readAll(scan.lightAztec.prefix(first), in: scan.bin.inverted(), light: true)
             }
             if readCount > 0 { break }
         }

@@ -10,6 +10,12 @@ struct FinderPattern: Sendable {
     var moduleX: Double = 0
     var moduleY: Double = 0
 
+    /// Whether `other` has modules of about this one's size (within half again): a finder of the
+    /// same code, or a code printed at the same scale.
+    func isSized(like other: FinderPattern) -> Bool {
+        max(module, other.module) <= 1.5 * min(module, other.module)
+    }
+
     /// The module size along a direction (perspective makes it differ between axes).
     func module(along dx: Double, _ dy: Double) -> Double {
         let l = (dx * dx + dy * dy).squareRoot()

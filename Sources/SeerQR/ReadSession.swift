@@ -322,8 +322,7 @@ struct ReadSession {
     var finderPairSeen: Bool {
         for i in finders.indices {
             for j in finders.indices where j > i {
-                let a = finders[i].module, b = finders[j].module
-                if max(a, b) <= 1.5 * min(a, b) { return true }
+                if finders[i].isSized(like: finders[j]) { return true }
             }
         }
         return false
@@ -928,8 +927,7 @@ struct ReadSession {
         guard symbology == .microqr, f.module < 2, microQREnlarged < 4 else { return nil }
         let reachOfThree = 25 * f.module
         let lone = !finders.contains { g in
-            (g.x != f.x || g.y != f.y) && max(g.module, f.module) <= 1.5 * min(g.module, f.module)
-                && abs(g.x - f.x) <= reachOfThree && abs(g.y - f.y) <= reachOfThree
+            (g.x != f.x || g.y != f.y) && g.isSized(like: f) && abs(g.x - f.x) <= reachOfThree && abs(g.y - f.y) <= reachOfThree
         }
         guard lone else { return nil }
         microQREnlarged += 1

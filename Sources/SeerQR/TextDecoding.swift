@@ -5,10 +5,10 @@ import Foundation
 /// QR byte segments carry no character set unless an ECI says so, and zbar in binary mode hands over
 /// the bytes alone. The order: valid UTF-8 (which also covers plain ASCII) → Shift_JIS when the bytes
 /// are valid Shift_JIS and look like Japanese (runs of three double-byte characters or half-width
-/// katakana, or bytes ISO-8859-1 does not have) → ISO-8859-1 when no byte is a C1 control → otherwise binary (`nil`). Shift_JIS is
-/// guessed only for the QR family, whose Kanji mode is made for it; every other symbology's default
-/// character set is ISO-8859-1, and Latin-1 text with two accented letters in a row (`èb`, `àa`)
-/// is valid Shift_JIS too.
+/// katakana, or bytes ISO-8859-1 does not have) → ISO-8859-1 when no byte is a C1 control →
+/// otherwise binary (`nil`). Shift_JIS is guessed only for the QR family, whose Kanji mode is made
+/// for it; every other symbology's default character set is ISO-8859-1, and Latin-1 text with two
+/// accented letters in a row (`èb`, `àa`) is valid Shift_JIS too.
 /// Text that holds control characters other than tab, line feed, carriage return and the ISO/IEC
 /// 15434 separators (GS, RS, EOT, FS, US) is reported as binary.
 public enum TextDecoding {
