@@ -31,6 +31,9 @@ enum PDF417Locator {
     static let stop: [Double] = [7, 1, 1, 3, 1, 1, 1, 2, 1]
 
     /// Whether the runs `widths` have the ratios of `pattern` (total modules `sum`); the module size.
+    /// The runs match when each has its width, or when each bar and the space after it (each
+    /// space and the bar after it) have their sum: a blurred or unevenly lit pattern, whose threshold
+    /// widens every bar and narrows every space by the same amount, keeps those sums.
     @inline(__always)
     static func matches(_ widths: UnsafeBufferPointer<Int32>, from i: Int, _ pattern: [Double], sum: Double, reversed: Bool) -> Double? {
         let n = pattern.count
@@ -38,11 +41,19 @@ enum PDF417Locator {
         for k in 0..<n { total += Int(widths[i + k]) }
         let u = Double(total) / sum
         guard u >= 0.8 else { return nil }
+        @inline(__always) func element(_ k: Int) -> Double { pattern[reversed ? n - 1 - k : k] }
+        var widthsMatch = true
         for k in 0..<n {
-            let e = pattern[reversed ? n - 1 - k : k]
-            let w = Double(widths[i + k])
-            let tol = max(0.5 * u + 0.5, 0.25 * e * u)
-            if abs(w - e * u) > tol { return nil }
+            let e = element(k)
+            if abs(Double(widths[i + k]) - e * u) > max(0.5 * u + 0.5, 0.25 * e * u) {
+                widthsMatch = false
+                break
+            }
+        }
+        if widthsMatch { return u }
+        for k in 0..<(n - 1) {
+            let e = element(k) + element(k + 1)
+            if abs(Double(widths[i + k] + widths[i + k + 1]) - e * u) > max(0.5 * u + 0.5, 0.2 * e * u) { return nil }
         }
         return u
     }
@@ -246,6 +257,16 @@ extension PDF417Locator {
         return sum == 17 ? p : nil
     }
 
+    /// The codeword whose nine boundaries are `edges`, read from its element widths and again from
+    /// its edge-to-similar-edge distances; when both read a codeword and they differ, neither is
+    /// taken (an erasure costs Reed–Solomon half of what an error does).
+    static func codeword(_ edges: ArraySlice<Double>) -> (cluster: Int, value: Int)? {
+        let direct = pattern(edges).flatMap(lookup), fromEdges = edgePattern(edges).flatMap(lookup)
+        guard let direct else { return fromEdges }
+        guard let fromEdges else { return direct }
+        return direct == fromEdges ? direct : nil
+    }
+
     /// The cluster (0, 1, 2 for 0, 3, 6) and value of a packed pattern.
     static func lookup(_ p: UInt32) -> (cluster: Int, value: Int)? {
         // The cluster follows from the bar widths: (b1 − b2 + b3 − b4 + 9) mod 9.
@@ -337,7 +358,7 @@ extension PDF417Locator {
                 i += 1
             }
             guard best >= 0, best + 8 < edges.count,
-                let v = pattern(edges[best...(best + 8)]).flatMap(lookup) ?? edgePattern(edges[best...(best + 8)]).flatMap(lookup)
+                let v = codeword(edges[best...(best + 8)])
             else {
                 out.append(nil)
                 continue
@@ -362,7 +383,7 @@ extension PDF417Locator {
         return (0..<count).map { k in
             let j = best - 8 * k
             guard best >= 0, j - 8 >= 0, darkStarts[j - 8] else { return nil }
-            return (pattern(edges[(j - 8)...j]).flatMap(lookup) ?? edgePattern(edges[(j - 8)...j]).flatMap(lookup))
+            return codeword(edges[(j - 8)...j])
         }
     }
 }
@@ -581,6 +602,14 @@ extension ReadSession {
                     switch r.cluster { case 0: colVotes[x + 1, default: 0] += 1; case 1: rowDiv[x, default: 0] += 1; default: rowMod[x, default: 0] += 1 }
                 }
             }
+            // Both patterns seen: the symbol is 17·(columns + 4) + 1 modules long, so a column count
+            // the length between them rules out (by more than a column and a tenth) is a misread
+            // indicator, unless no count read agrees with the length.
+            if side == .both {
+                let measured = (length / module - 1) / 17 - 4
+                let agreeing = colVotes.filter { abs(Double($0.key) - measured) <= max(1, 0.1 * measured) }
+                if !agreeing.isEmpty { colVotes = agreeing }
+            }
             guard let columns = colVotes.max(by: { $0.value < $1.value })?.key,
                 let div = rowDiv.max(by: { $0.value < $1.value })?.key,
                 let mod = rowMod.max(by: { $0.value < $1.value })?.key
@@ -589,7 +618,10 @@ extension ReadSession {
             guard (3...90).contains(rows), (1...30).contains(columns), ecLevel <= 8 else { return nil }
             let k = 1 << (ecLevel + 1)
             guard rows * columns > k else { return nil }
-            if debug { debugLog("pdf417: \(rows) rows, \(columns) columns, level \(ecLevel)") }
+            if debug {
+                func top(_ votes: [Int: Int]) -> String { votes.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key):\($0.value)" }.joined(separator: " ") }
+                debugLog("pdf417: \(rows) rows, \(columns) columns, level \(ecLevel) (votes: columns \(top(colVotes)), rows/3 \(top(rowDiv)), rows%3+level \(top(rowMod)))")
+            }
             // t along each edge as a straight function of the row (least squares, refitted without
             // outliers), so each row is read along its own line, even where the patterns were not seen.
             func fit(_ points: [(t: Double, row: Int)]) -> ((Double) -> Double)? {

@@ -26,6 +26,28 @@ struct PDF417PictureTests {
         #expect(symbols.first?.text == (try Self.expected(name)))
     }
 
+    @Test(
+        "blurred symbols, whose threshold widens every bar and narrows every space, read with the exact text",
+        arguments: ["pdf417-blurred-11", "pdf417-blurred-44"])
+    func readsBlurred(_ name: String) throws {
+        let directory = Fixtures.root.appendingPathComponent("TestImages/codes-2d")
+        let symbols = Self.reader.read(try Fixtures.gray(name, in: directory))
+        #expect(symbols.map(\.symbology) == [.pdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")
+        #expect(symbols.first?.text == (try Fixtures.expected(name, in: directory)))
+    }
+
+    @Test("a stop pattern whose bars the threshold widened matches by its bar-and-space sums; other runs do not")
+    func widenedPatternMatches() {
+        // The stop pattern (7 1 1 3 1 1 1 2 1 modules) at 3 px a module, blurred and thresholded
+        // near the quiet zone: its one-module space between two one-module bars is 1 px.
+        let widened: [Int32] = [20, 4, 3, 9, 4, 1, 4, 5, 5]
+        let module = widened.withUnsafeBufferPointer { PDF417Locator.matches($0, from: 0, PDF417Locator.stop, sum: 18, reversed: false) }
+        #expect(module.map { abs($0 - 55.0 / 18) < 1e-9 } == true)
+        // The same runs with the 3-module space read as one module: neither test passes.
+        let other: [Int32] = [20, 4, 3, 3, 4, 1, 4, 5, 5]
+        #expect(other.withUnsafeBufferPointer { PDF417Locator.matches($0, from: 0, PDF417Locator.stop, sum: 18, reversed: false) } == nil)
+    }
+
     @Test("cut through the stop pattern and wiped beyond correction: no reading at all")
     func beyondCorrection() throws {
         #expect(try Self.expected("pdf417-no-stop-beyond").isEmpty)
