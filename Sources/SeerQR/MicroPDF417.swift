@@ -103,23 +103,35 @@ enum MicroPDF417 {
         return flags
     }()
 
-    /// Whether six run widths from `i` (pixels; `reversed`: read from the last), each rounded to
-    /// tenths of their sum, are a side RAP. Integer arithmetic and a table: the locator asks this of
-    /// many runs.
+    /// How six runs matched a side RAP: by their widths, or only by the sums of neighbouring runs.
+    enum SideRAPMatch { case widths, sums }
+
+    /// Whether six run widths from `i` (pixels; `reversed`: read from the last) are a side RAP: each
+    /// rounded to tenths of their sum (integer arithmetic and a table: the locator asks this of many
+    /// runs), else the widths the sums of neighbouring runs give, which a blurred RAP whose bars the
+    /// threshold widened keeps.
     @inline(__always)
-    static func isSideRAP(_ w: UnsafeBufferPointer<Int32>, from i: Int, reversed: Bool) -> Bool {
+    static func sideRAP(_ w: UnsafeBufferPointer<Int32>, from i: Int, reversed: Bool) -> SideRAPMatch? {
         var total: Int32 = 0
         for k in 0..<6 { total += w[i + k] }
-        guard total > 0 else { return false }
+        guard total > 0 else { return nil }
         var index = 0, sum: Int32 = 0
         for k in 0..<6 {
             // round(10 w / total)
             let r = (20 * w[reversed ? i + 5 - k : i + k] + total) / (2 * total)
-            guard r >= 1, r <= 4 else { return false }
+            guard r >= 1, r <= 4 else { index = -1; break }
             sum += r
             index = index * 4 + Int(r - 1)
         }
-        return sum == 10 && sideFlags[index]
+        if index >= 0, sum == 10, sideFlags[index] { return .widths }
+        var edges = [Double](repeating: 0, count: 7)
+        for k in 0..<6 { edges[k + 1] = edges[k] + Double(w[reversed ? i + 5 - k : i + k]) }
+        func isSideRAP(_ p: UInt32) -> Bool {
+            var index = 0
+            for k in 0..<6 { index = index * 4 + Int(p >> UInt32(4 * (5 - k)) & 15) - 1 }
+            return sideFlags[index]
+        }
+        return PDF417Locator.edgeWidths(edges, elements: 6, modules: 10, widest: 4, isValid: isSideRAP) == nil ? nil : .sums
     }
 
     /// The data codewords of a corrected symbol decoded: PDF417's compaction modes, starting in

@@ -7,15 +7,17 @@ import SeerImage
 enum MicroPDF417Locator {
     typealias Hit = PDF417Locator.Hit
 
-    /// Whether the eight runs from `i` (pixels; `reversed`: read from the last) make a PDF417 codeword.
+    /// Whether the eight runs from `i` (pixels; `reversed`: read from the last) make a PDF417 codeword
+    /// (`blurred`: read from their widths or from the sums of neighbouring runs).
     @inline(__always)
-    static func isCodeword(_ w: UnsafeBufferPointer<Int32>, from i: Int, reversed: Bool) -> Bool {
+    static func isCodeword(_ w: UnsafeBufferPointer<Int32>, from i: Int, reversed: Bool, blurred: Bool = false) -> Bool {
         var total: Int32 = 0
         for k in 0..<8 { total += w[i + k] }
         // In modules: 17 across.
         let scale = 17 / Double(total)
         var edges = [Double](repeating: 0, count: 9)
         for k in 0..<8 { edges[k + 1] = edges[k] + Double(w[reversed ? i + 7 - k : i + k]) * scale }
+        if blurred { return PDF417Locator.codeword(edges[...]) != nil }
         guard let p = PDF417Locator.pattern(edges[...]) else { return false }
         return PDF417Locator.lookup(p) != nil
     }
@@ -56,8 +58,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 6] - prefix[i], t2 = prefix[i + 14] - prefix[i + 6]
                     if 20 * t2 > 27 * t1, 20 * t2 < 42 * t1, 18 * wi >= t1 + t2, t1 + t2 >= 22 {
                         let u = Double(t1 + t2) / 27
-                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i, reversed: false), looksLikeCodeword(w, from: i + 6) {
-                            forward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: true, strong: isCodeword(w, from: i + 6, reversed: false)))
+                        if quiet(i - 1, u), let rap = MicroPDF417.sideRAP(w, from: i, reversed: false), looksLikeCodeword(w, from: i + 6) {
+                            forward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: true, strong: isCodeword(w, from: i + 6, reversed: false, blurred: rap == .sums), bySums: rap == .sums))
                         }
                     }
                 }
@@ -65,8 +67,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 1] - prefix[i - 5], t2 = prefix[i - 5] - prefix[i - 13]
                     if 20 * t2 > 27 * t1, 20 * t2 < 42 * t1, 18 * wi >= t1 + t2, t1 + t2 >= 22 {
                         let u = Double(t1 + t2) / 27
-                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 5, reversed: true), looksLikeCodeword(w, from: i - 13) {
-                            backward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: true, strong: isCodeword(w, from: i - 13, reversed: true)))
+                        if quiet(i + 1, u), let rap = MicroPDF417.sideRAP(w, from: i - 5, reversed: true), looksLikeCodeword(w, from: i - 13) {
+                            backward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: true, strong: isCodeword(w, from: i - 13, reversed: true, blurred: rap == .sums), bySums: rap == .sums))
                         }
                     }
                 }
@@ -77,8 +79,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 1] - prefix[i - 6], t2 = prefix[i - 6] - prefix[i - 14]
                     if 5 * t2 > 6 * t1, 20 * t2 < 39 * t1, 14 * wi <= t1 + t2, t1 + t2 >= 23 {
                         let u = Double(t1 + t2) / 28
-                        if quiet(i + 1, u), MicroPDF417.isSideRAP(w, from: i - 6, reversed: false), looksLikeCodeword(w, from: i - 14) {
-                            forward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: false, strong: isCodeword(w, from: i - 14, reversed: false)))
+                        if quiet(i + 1, u), let rap = MicroPDF417.sideRAP(w, from: i - 6, reversed: false), looksLikeCodeword(w, from: i - 14) {
+                            forward.append(Hit(line: line, edge: Double(starts[i] + wi), module: u, isStart: false, strong: isCodeword(w, from: i - 14, reversed: false, blurred: rap == .sums), bySums: rap == .sums))
                         }
                     }
                 }
@@ -86,8 +88,8 @@ enum MicroPDF417Locator {
                     let t1 = prefix[i + 7] - prefix[i], t2 = prefix[i + 15] - prefix[i + 7]
                     if 5 * t2 > 6 * t1, 20 * t2 < 39 * t1, 14 * wi <= t1 + t2, t1 + t2 >= 23 {
                         let u = Double(t1 + t2) / 28
-                        if quiet(i - 1, u), MicroPDF417.isSideRAP(w, from: i + 1, reversed: true), looksLikeCodeword(w, from: i + 7) {
-                            backward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: false, strong: isCodeword(w, from: i + 7, reversed: true)))
+                        if quiet(i - 1, u), let rap = MicroPDF417.sideRAP(w, from: i + 1, reversed: true), looksLikeCodeword(w, from: i + 7) {
+                            backward.append(Hit(line: line, edge: Double(starts[i]), module: u, isStart: false, strong: isCodeword(w, from: i + 7, reversed: true, blurred: rap == .sums), bySums: rap == .sums))
                         }
                     }
                 }

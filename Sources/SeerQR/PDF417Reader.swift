@@ -17,6 +17,9 @@ enum PDF417Locator {
         /// For a MicroPDF417 side: whether the codeword next to the RAP is one of the table's (or
         /// only eight runs of codeword-like widths).
         var strong = true
+        /// For a MicroPDF417 side: whether its RAP matched only by the sums of neighbouring runs (a
+        /// blurred side); such sides are paired only when no symbol was read otherwise.
+        var bySums = false
     }
 
     /// A chain of hits on successive lines: one side of a symbol.
@@ -234,34 +237,61 @@ extension PDF417Locator {
 
     /// The widths again from the distances between similar edges (bar start to bar start, space
     /// start to space start), which ink spread and blur change less than the elements themselves.
-    static func edgePattern(_ edges: ArraySlice<Double>) -> UInt32? {
+    static func edgePattern(_ edges: ArraySlice<Double>) -> (cluster: Int, value: Int)? {
         let e = Array(edges)
         let total = e[8] - e[0]
         guard total > 13, total < 21 else { return nil }
-        let scale = 17 / total
-        let t = (0..<7).map { Int(((e[$0 + 2] - e[$0]) * scale).rounded()) }
-        let measured = (0..<8).map { (e[$0 + 1] - e[$0]) * scale }
+        var found: (cluster: Int, value: Int)?
+        let p = edgeWidths(e, elements: 8, modules: 17, widest: 6) { p in
+            found = lookup(p)
+            return found != nil
+        }
+        return p == nil ? nil : found
+    }
+
+    /// The widths of the `elements` runs between `e[0]` and `e[elements]`, in whole modules of
+    /// `modules` in all (an even number of runs), from the sums of neighbouring runs, packed four bits each as
+    /// ``roundedWidths(_:elements:modules:widest:)`` packs them.
+    ///
+    /// Each such sum spans two similar edges, so a threshold that widens every bar and narrows every
+    /// space by δ leaves it as it is; the sums fix every width but for that one shift, bars +x and
+    /// spaces −x. The shift the runs show (δ and all) is tried, and a module either side of it: the
+    /// widths are those of the one shift whose widths are 1 to `widest` and `isValid` (a pattern of
+    /// the table); nil when none or two are.
+    static func edgeWidths(_ e: [Double], elements: Int, modules: Int, widest: Int, isValid: (UInt32) -> Bool) -> UInt32? {
+        let scale = Double(modules) / (e[elements] - e[0])
+        let t = (0..<(elements - 1)).map { Int(((e[$0 + 2] - e[$0]) * scale).rounded()) }
         // w[k] = c[k] + s[k]·w[0], with s alternating.
         var c = [0], sgn = [1]
-        for k in 0..<7 { c.append(t[k] - c[k]); sgn.append(-sgn[k]) }
+        for k in 0..<(elements - 1) { c.append(t[k] - c[k]); sgn.append(-sgn[k]) }
+        guard c.reduce(0, +) == modules else { return nil }
         var acc = 0.0
-        for k in 0..<8 { acc += Double(sgn[k]) * (measured[k] - Double(c[k])) }
-        let x = Int((acc / 8).rounded())
-        var p: UInt32 = 0, sum = 0
-        for k in 0..<8 {
-            let w = c[k] + sgn[k] * x
-            guard w >= 1, w <= 6 else { return nil }
-            sum += w
-            p = p << 4 | UInt32(w)
+        for k in 0..<elements { acc += Double(sgn[k]) * ((e[k + 1] - e[k]) * scale - Double(c[k])) }
+        let x0 = Int((acc / Double(elements)).rounded())
+        var found: UInt32?
+        for x in [x0, x0 - 1, x0 + 1] {
+            var p: UInt32 = 0
+            var fits = true
+            for k in 0..<elements {
+                let w = c[k] + sgn[k] * x
+                guard w >= 1, w <= widest else {
+                    fits = false
+                    break
+                }
+                p = p << 4 | UInt32(w)
+            }
+            guard fits, isValid(p) else { continue }
+            if found != nil { return nil }
+            found = p
         }
-        return sum == 17 ? p : nil
+        return found
     }
 
     /// The codeword whose nine boundaries are `edges`, read from its element widths and again from
     /// its edge-to-similar-edge distances; when both read a codeword and they differ, neither is
     /// taken (an erasure costs Reed–Solomon half of what an error does).
     static func codeword(_ edges: ArraySlice<Double>) -> (cluster: Int, value: Int)? {
-        let direct = pattern(edges).flatMap(lookup), fromEdges = edgePattern(edges).flatMap(lookup)
+        let direct = pattern(edges).flatMap(lookup), fromEdges = edgePattern(edges)
         guard let direct else { return fromEdges }
         guard let fromEdges else { return direct }
         return direct == fromEdges ? direct : nil
@@ -421,6 +451,7 @@ extension ReadSession {
         var oneSided: [(a: [Point], b: [Point], module: Double, side: PDF417Side)] = []
         var microCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         var weakCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
+        var blurredCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
             for horizontal in [true, false] {
                 let (count, length) = horizontal ? (h, w) : (w, h)
@@ -432,8 +463,14 @@ extension ReadSession {
                 microCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
                 // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
                 // when nothing at all was read.
-                if microHits.0.contains(where: { !$0.strong }) || microHits.1.contains(where: { !$0.strong }) {
-                    weakCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
+                let widthHits = (microHits.0.filter { !$0.bySums }, microHits.1.filter { !$0.bySums })
+                if widthHits.0.contains(where: { !$0.strong }) || widthHits.1.contains(where: { !$0.strong }) {
+                    weakCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
+                }
+                // And, last, with the sides whose RAP matched only by its runs' sums (blurred), each
+                // with its codeword read: a textured photo shows many such RAPs, few with a codeword.
+                if microHits.0.contains(where: \.bySums) || microHits.1.contains(where: \.bySums) {
+                    blurredCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
                 }
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     var paired = Set<Int>()
@@ -544,6 +581,7 @@ extension ReadSession {
         }
         readMicroPDF417(microCandidates)
         if found.isEmpty { readMicroPDF417(weakCandidates) }
+        if found.isEmpty { readMicroPDF417(blurredCandidates) }
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.

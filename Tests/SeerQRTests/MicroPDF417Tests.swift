@@ -70,6 +70,27 @@ struct MicroPDF417Tests {
         #expect(symbols.first?.text == (try Self.expected(name)))
     }
 
+    @Test("blurred symbols, whose RAPs match only by the sums of a bar and its space, read with the exact text",
+        arguments: ["micropdf417-blurred-6", "micropdf417-blurred-14"])
+    func readsBlurred(_ name: String) throws {
+        let directory = Fixtures.root.appendingPathComponent("TestImages/codes-2d")
+        let symbols = Self.reader.read(try Fixtures.gray(name, in: directory))
+        #expect(symbols.map(\.symbology) == [.micropdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")
+        #expect(symbols.first?.text == (try Fixtures.expected(name, in: directory)))
+    }
+
+    @Test("a side RAP matches by its widths, or with its bars widened by the sums of neighbouring runs; other runs do not")
+    func sideRAPMatches() {
+        func match(_ runs: [Int32]) -> MicroPDF417.SideRAPMatch? {
+            runs.withUnsafeBufferPointer { MicroPDF417.sideRAP($0, from: 0, reversed: false) }
+        }
+        // The side RAP 3 1 2 2 1 1 at 3 px a module; then each bar 2 px wider and each space 2 px
+        // narrower, as a threshold leaves a blurred one (its one-module spaces are 1 px).
+        #expect(match([9, 3, 6, 6, 3, 3]) == .widths)
+        #expect(match([11, 1, 8, 4, 5, 1]) == .sums)
+        #expect(match([3, 3, 3, 3, 3, 15]) == nil)
+    }
+
     @Test("three codewords inverted: corrected, the exact text")
     func damaged() throws {
         let symbols = Self.reader.read(try Self.image("mpdf-2col-damaged"))
