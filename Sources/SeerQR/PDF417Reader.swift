@@ -318,13 +318,22 @@ extension PDF417Locator {
     /// every quarter module, as the light→dark and dark→light boundaries in modules from `from`.
     /// `ratio`: the module size at `from` over the one at `to` (a symbol seen at a slant, the near
     /// side larger); the modules are then spaced as a plane in perspective spaces them, so that the
-    /// boundaries stay in the symbol's own modules.
-    static func boundaries(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double, ratio: Double = 1) -> (edges: [Double], darkStarts: [Bool]) {
+    /// boundaries stay in the symbol's own modules. `within`: only that stretch of the line (in
+    /// modules from `from`); its boundaries more than 12 modules from either end of it are the ones
+    /// the whole line shows.
+    static func boundaries(
+        _ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double, ratio: Double = 1,
+        within: Range<Double>? = nil
+    ) -> (edges: [Double], darkStarts: [Bool]) {
         let perModule = 4.0
-        let n = Int((modules + 4) * perModule)
         let dx = (b.x - a.x) / modules / perModule, dy = (b.y - a.y) / modules / perModule
+        // Samples from `origin` (two modules before `from`), every quarter module.
+        let line = Int((modules + 4) * perModule)
+        let first = within.map { max(0, Int(($0.lowerBound + 2) * perModule)) } ?? 0
+        let n = (within.map { min(line, Int(($0.upperBound + 2) * perModule)) } ?? line) - first
+        guard n >= 2 else { return ([], []) }
         var v = [Double](repeating: 0, count: n)
-        let origin = -2 * perModule
+        let origin = Double(first) - 2 * perModule
         let norm = max(1e-9, (dx * dx + dy * dy).squareRoot())
         let nx = -dy / norm, ny = dx / norm
         // u = (1 + c)·σ / (1 + c·σ) along the line (σ the module position over `modules`): its slope
@@ -598,10 +607,14 @@ extension ReadSession {
         // Lines through the symbol, each with the length in modules it is read at.
         let ts = (0..<lineCount).map { (Double($0) + 0.5) / Double(lineCount) }
         return image.pixels.withUnsafeBufferPointer { px -> (PDF417Message, [Point])? in
-            func read(_ t: Double, columns: Int, size: Double = 0) -> (edges: [Double], dark: [Bool], modules: Double) {
-                // Before the layout is known, modules of the size the patterns showed.
-                let modules = columns > 0 ? Double(17 * (columns + 4) + 1) : max(86, length / (size > 0 ? size : module))
-                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], t), to: lerp(b[0], b[1], t), modules: modules)
+            /// The line at `t` in modules of the size one pattern showed (the layout is not known
+            /// yet), its stretch next to the start (`atStart`) or next to the stop: the pattern, two
+            /// codewords and the 12 modules the threshold looks beyond them.
+            func read(_ t: Double, size: Double, atStart: Bool) -> (edges: [Double], dark: [Bool], modules: Double) {
+                let modules = max(86, length / (size > 0 ? size : module))
+                let (e, d) = PDF417Locator.boundaries(
+                    px, width: image.width, height: image.height, from: lerp(a[0], a[1], t), to: lerp(b[0], b[1], t), modules: modules,
+                    within: atStart ? -2..<72 : (modules - 72)..<(modules + 2))
                 return (e, d, modules)
             }
             // First the row indicators, read from each end, give the layout and where each row lies.
@@ -620,8 +633,8 @@ extension ReadSession {
                     if leftRows.isEmpty && rightRows.isEmpty { return nil }
                 }
                 // Each indicator in the module size of the pattern next to it.
-                let (e, d, _) = read(t, columns: 0, size: sides.0)
-                let (e2, d2, m) = read(t, columns: 0, size: sides.1)
+                let (e, d, _) = read(t, size: sides.0, atStart: true)
+                let (e2, d2, m) = read(t, size: sides.1, atStart: false)
                 // An indicator counts only when the data codeword next to it is of its cluster.
                 let four = PDF417Locator.codewords(edges: e, darkStarts: d, at: [17, 34])
                     + PDF417Locator.codewords(edges: e2, darkStarts: d2, endingAt: m - 18, count: 2).reversed()
