@@ -124,38 +124,12 @@ enum MicroPDF417 {
             index = index * 4 + Int(r - 1)
         }
         if index >= 0, sum == 10, sideFlags[index] { return .widths }
-        // The sums of neighbouring runs, in tenths of the total, fix the widths but for one shift
-        // (bars +x, spaces −x): c[k] + s[k]·x, s alternating (as `PDF417Locator.edgeWidths` reads
-        // them, here without allocating: the locator asks this of many runs).
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 6) { c -> SideRAPMatch? in
-            @inline(__always) func run(_ k: Int) -> Int32 { w[reversed ? i + 5 - k : i + k] }
-            c[0] = 0
-            var cSum = 0, acc = 0.0
-            for k in 0..<5 {
-                c[k + 1] = Int((20 * (run(k) + run(k + 1)) + total) / (2 * total)) - c[k]
-            }
-            for k in 0..<6 {
-                cSum += c[k]
-                let measured = 10 * Double(run(k)) / Double(total) - Double(c[k])
-                acc += k % 2 == 0 ? measured : -measured
-            }
-            guard cSum == 10 else { return nil }
-            let x0 = Int((acc / 6).rounded())
-            var matches = 0
-            for x in (x0 - 1)...(x0 + 1) {
-                var index = 0
-                for k in 0..<6 {
-                    let width = c[k] + (k % 2 == 0 ? x : -x)
-                    guard width >= 1, width <= 4 else {
-                        index = -1
-                        break
-                    }
-                    index = index * 4 + width - 1
-                }
-                if index >= 0, sideFlags[index] { matches += 1 }
-            }
-            return matches == 1 ? .sums : nil
+        let p = PDF417Locator.edgeWidths(elements: 6, modules: 10, widest: 4, run: { Double(w[reversed ? i + 5 - $0 : i + $0]) }) { p in
+            var index = 0
+            for k in 0..<6 { index = index * 4 + Int(p >> UInt32(4 * (5 - k)) & 15) - 1 }
+            return sideFlags[index]
         }
+        return p == nil ? nil : .sums
     }
 
     /// The data codewords of a corrected symbol decoded: PDF417's compaction modes, starting in

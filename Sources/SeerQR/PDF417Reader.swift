@@ -238,53 +238,65 @@ extension PDF417Locator {
     /// The widths again from the distances between similar edges (bar start to bar start, space
     /// start to space start), which ink spread and blur change less than the elements themselves.
     static func edgePattern(_ edges: ArraySlice<Double>) -> (cluster: Int, value: Int)? {
-        let e = Array(edges)
-        let total = e[8] - e[0]
+        let e0 = edges.startIndex
+        guard edges.count == 9 else { return nil }
+        let total = edges[e0 + 8] - edges[e0]
         guard total > 13, total < 21 else { return nil }
         var found: (cluster: Int, value: Int)?
-        let p = edgeWidths(e, elements: 8, modules: 17, widest: 6) { p in
+        let p = edgeWidths(elements: 8, modules: 17, widest: 6, run: { edges[e0 + $0 + 1] - edges[e0 + $0] }) { p in
             found = lookup(p)
             return found != nil
         }
         return p == nil ? nil : found
     }
 
-    /// The widths of the `elements` runs between `e[0]` and `e[elements]`, in whole modules of
-    /// `modules` in all (an even number of runs), from the sums of neighbouring runs, packed four bits each as
-    /// ``roundedWidths(_:elements:modules:widest:)`` packs them.
+    /// The widths of `elements` runs (`run(k)` long, an even number of them), in whole modules of
+    /// `modules` in all, from the sums of neighbouring runs, packed four bits each as
+    /// ``roundedWidths(_:elements:modules:widest:)`` packs them. Allocates nothing: the MicroPDF417
+    /// locator asks this of many runs.
     ///
     /// Each such sum spans two similar edges, so a threshold that widens every bar and narrows every
     /// space by δ leaves it as it is; the sums fix every width but for that one shift, bars +x and
     /// spaces −x. The shift the runs show (δ and all) is tried, and a module either side of it: the
     /// widths are those of the one shift whose widths are 1 to `widest` and `isValid` (a pattern of
     /// the table); nil when none or two are.
-    static func edgeWidths(_ e: [Double], elements: Int, modules: Int, widest: Int, isValid: (UInt32) -> Bool) -> UInt32? {
-        let scale = Double(modules) / (e[elements] - e[0])
-        let t = (0..<(elements - 1)).map { Int(((e[$0 + 2] - e[$0]) * scale).rounded()) }
-        // w[k] = c[k] + s[k]·w[0], with s alternating.
-        var c = [0], sgn = [1]
-        for k in 0..<(elements - 1) { c.append(t[k] - c[k]); sgn.append(-sgn[k]) }
-        guard c.reduce(0, +) == modules else { return nil }
-        var acc = 0.0
-        for k in 0..<elements { acc += Double(sgn[k]) * ((e[k + 1] - e[k]) * scale - Double(c[k])) }
-        let x0 = Int((acc / Double(elements)).rounded())
-        var found: UInt32?
-        for x in [x0, x0 - 1, x0 + 1] {
-            var p: UInt32 = 0
-            var fits = true
+    @inline(__always)
+    static func edgeWidths(elements: Int, modules: Int, widest: Int, run: (Int) -> Double, isValid: (UInt32) -> Bool) -> UInt32? {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: elements) { c -> UInt32? in
+            var total = 0.0
+            for k in 0..<elements { total += run(k) }
+            guard total > 0 else { return nil }
+            let scale = Double(modules) / total
+            // w[k] = c[k] + s[k]·x, s alternating +1, −1 (bars +x, spaces −x).
+            c[0] = 0
+            for k in 0..<(elements - 1) { c[k + 1] = Int(((run(k) + run(k + 1)) * scale).rounded()) - c[k] }
+            var sum = 0, acc = 0.0
             for k in 0..<elements {
-                let w = c[k] + sgn[k] * x
-                guard w >= 1, w <= widest else {
-                    fits = false
-                    break
-                }
-                p = p << 4 | UInt32(w)
+                sum += c[k]
+                let measured = run(k) * scale - Double(c[k])
+                acc += k % 2 == 0 ? measured : -measured
             }
-            guard fits, isValid(p) else { continue }
-            if found != nil { return nil }
-            found = p
+            guard sum == modules else { return nil }
+            let x0 = Int((acc / Double(elements)).rounded())
+            var found: UInt32?
+            for step in 0..<3 {
+                let x = step == 0 ? x0 : step == 1 ? x0 - 1 : x0 + 1
+                var p: UInt32 = 0
+                var fits = true
+                for k in 0..<elements {
+                    let w = c[k] + (k % 2 == 0 ? x : -x)
+                    guard w >= 1, w <= widest else {
+                        fits = false
+                        break
+                    }
+                    p = p << 4 | UInt32(w)
+                }
+                guard fits, isValid(p) else { continue }
+                if found != nil { return nil }
+                found = p
+            }
+            return found
         }
-        return found
     }
 
     /// The codeword whose nine boundaries are `edges`, read from its element widths and again from
