@@ -86,11 +86,11 @@ enum MicroPDF417 {
     /// The RAP whose six runs are `edges` (seven boundaries, modules along the line); nil when the
     /// widths, scaled to ten modules, are none of the patterns.
     static func rap(_ edges: ArraySlice<Double>) -> (centre: Bool, number: Int)? {
-        let e = Array(edges)
-        guard e.count == 7 else { return nil }
-        let total = e[6] - e[0]
+        let e0 = edges.startIndex
+        guard edges.count == 7 else { return nil }
+        let total = edges[e0 + 6] - edges[e0]
         guard total > 7, total < 13 else { return nil }
-        return PDF417Locator.roundedWidths(e, elements: 6, modules: 10, widest: 5).flatMap { raps[$0] }
+        return PDF417Locator.roundedWidths(elements: 6, modules: 10, widest: 5, total: total) { edges[e0 + $0 + 1] - edges[e0 + $0] }.flatMap { raps[$0] }
     }
 
     /// Whether each side RAP's widths (each 1–4: digits 0–3 in base 4, first highest) are one:

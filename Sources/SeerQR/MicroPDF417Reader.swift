@@ -15,11 +15,23 @@ enum MicroPDF417Locator {
         for k in 0..<8 { total += w[i + k] }
         // In modules: 17 across.
         let scale = 17 / Double(total)
-        var edges = [Double](repeating: 0, count: 9)
-        for k in 0..<8 { edges[k + 1] = edges[k] + Double(w[reversed ? i + 7 - k : i + k]) * scale }
-        if blurred { return PDF417Locator.codeword(edges[...]) != nil }
-        guard let p = PDF417Locator.pattern(edges[...]) else { return false }
-        return PDF417Locator.lookup(p) != nil
+        // The nine boundaries, in modules from the first (kept on the stack: the locator asks this
+        // of many runs).
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { edges in
+            edges[0] = 0
+            for k in 0..<8 { edges[k + 1] = edges[k] + Double(w[reversed ? i + 7 - k : i + k]) * scale }
+            let run = { (k: Int) in edges[k + 1] - edges[k] }
+            let total = edges[8] - edges[0]
+            guard total > 13, total < 21 else { return false }
+            let direct = PDF417Locator.roundedWidths(elements: 8, modules: 17, widest: 6, total: total, run: run).flatMap(PDF417Locator.lookup)
+            guard blurred else { return direct != nil }
+            // As PDF417Locator.codeword reads one: when the widths and the sums read different
+            // codewords, neither.
+            let sums = PDF417Locator.sumsCodeword(run: run)
+            guard let direct else { return sums != nil }
+            guard let sums else { return true }
+            return direct == sums
+        }
     }
 
     /// Whether the eight runs from `i` could be a codeword: each 0.5–6.5 of its 17 modules.

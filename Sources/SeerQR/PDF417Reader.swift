@@ -198,41 +198,52 @@ extension PDF417Locator {
     /// The eight element widths of the codeword whose runs are `edges` (nine boundaries, in modules
     /// along the line), as a packed pattern; nil when they do not make 17 modules of widths 1–6.
     static func pattern(_ edges: ArraySlice<Double>) -> UInt32? {
-        let e = Array(edges)
-        let total = e[8] - e[0]
+        let e0 = edges.startIndex
+        guard edges.count == 9 else { return nil }
+        let total = edges[e0 + 8] - edges[e0]
         guard total > 13, total < 21 else { return nil }
-        return roundedWidths(e, elements: 8, modules: 17, widest: 6)
+        return roundedWidths(elements: 8, modules: 17, widest: 6, total: total) { edges[e0 + $0 + 1] - edges[e0 + $0] }
     }
 
-    /// The widths of the `elements` runs between `e[0]` and `e[elements]`, scaled to `modules` in
-    /// all and rounded to whole modules that sum to it (the widths rounded furthest give way), packed
-    /// four bits each, the first highest; nil when one is wider than `widest`.
-    static func roundedWidths(_ e: [Double], elements: Int, modules: Int, widest: Int) -> UInt32? {
-        let scale = Double(modules) / (e[elements] - e[0])
-        var w = [Int](repeating: 0, count: elements)
-        var frac = [Double](repeating: 0, count: elements)
-        var sum = 0
-        for k in 0..<elements {
-            let x = (e[k + 1] - e[k]) * scale
-            w[k] = max(1, Int(x.rounded()))
-            frac[k] = x - Double(w[k])
-            sum += w[k]
-        }
-        while sum != modules {
-            if sum > modules {
-                guard let k = (0..<elements).filter({ w[$0] > 1 }).min(by: { frac[$0] < frac[$1] }) else { return nil }
-                w[k] -= 1; frac[k] += 1; sum -= 1
-            } else {
-                guard let k = (0..<elements).max(by: { frac[$0] < frac[$1] }) else { return nil }
-                w[k] += 1; frac[k] -= 1; sum += 1
+    /// The widths of `elements` runs (`run(k)` long, `total` in all), scaled to `modules` in all
+    /// and rounded to whole modules that sum to it (the widths rounded furthest give way), packed four
+    /// bits each, the first highest; nil when one is wider than `widest`. Allocates nothing.
+    @inline(__always)
+    static func roundedWidths(elements: Int, modules: Int, widest: Int, total: Double, run: (Int) -> Double) -> UInt32? {
+        guard total > 0 else { return nil }
+        let scale = Double(modules) / total
+        return withUnsafeTemporaryAllocation(of: (width: Int, fraction: Double).self, capacity: elements) { w -> UInt32? in
+            var sum = 0
+            for k in 0..<elements {
+                let x = run(k) * scale
+                let r = max(1, Int(x.rounded()))
+                w[k] = (r, x - Double(r))
+                sum += r
             }
+            while sum != modules {
+                // The first of the widths rounded furthest up (of those above one) loses a module,
+                // or the first rounded furthest down gains one.
+                var best = -1
+                for k in 0..<elements {
+                    if sum > modules {
+                        if w[k].width > 1, best < 0 || w[k].fraction < w[best].fraction { best = k }
+                    } else if best < 0 || w[k].fraction > w[best].fraction {
+                        best = k
+                    }
+                }
+                guard best >= 0 else { return nil }
+                let d = sum > modules ? -1 : 1
+                w[best].width += d
+                w[best].fraction -= Double(d)
+                sum += d
+            }
+            var p: UInt32 = 0
+            for k in 0..<elements {
+                guard w[k].width <= widest else { return nil }
+                p = p << 4 | UInt32(w[k].width)
+            }
+            return p
         }
-        var p: UInt32 = 0
-        for k in 0..<elements {
-            guard w[k] <= widest else { return nil }
-            p = p << 4 | UInt32(w[k])
-        }
-        return p
     }
 
     /// The widths again from the distances between similar edges (bar start to bar start, space
@@ -242,8 +253,14 @@ extension PDF417Locator {
         guard edges.count == 9 else { return nil }
         let total = edges[e0 + 8] - edges[e0]
         guard total > 13, total < 21 else { return nil }
+        return sumsCodeword { edges[e0 + $0 + 1] - edges[e0 + $0] }
+    }
+
+    /// The codeword of eight runs (`run(k)` long) from the sums of neighbouring runs.
+    @inline(__always)
+    static func sumsCodeword(run: (Int) -> Double) -> (cluster: Int, value: Int)? {
         var found: (cluster: Int, value: Int)?
-        let p = edgeWidths(elements: 8, modules: 17, widest: 6, run: { edges[e0 + $0 + 1] - edges[e0 + $0] }) { p in
+        let p = edgeWidths(elements: 8, modules: 17, widest: 6, run: run) { p in
             found = lookup(p)
             return found != nil
         }
@@ -252,7 +269,7 @@ extension PDF417Locator {
 
     /// The widths of `elements` runs (`run(k)` long, an even number of them), in whole modules of
     /// `modules` in all, from the sums of neighbouring runs, packed four bits each as
-    /// ``roundedWidths(_:elements:modules:widest:)`` packs them. Allocates nothing: the MicroPDF417
+    /// ``roundedWidths(elements:modules:widest:total:run:)`` packs them. Allocates nothing: the MicroPDF417
     /// locator asks this of many runs.
     ///
     /// Each such sum spans two similar edges, so a threshold that widens every bar and narrows every
@@ -472,7 +489,9 @@ extension ReadSession {
         var oneSided: [(a: [Point], b: [Point], module: Double, side: PDF417Side)] = []
         var microCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
         var weakCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
-        var blurredCandidates: [(a: [Point], b: [Point], module: Double, lines: Int)] = []
+        // Sides whose RAP matched only by its runs' sums (blurred), kept to be paired only when
+        // nothing at all was read: a photo of bars shows many such sides.
+        var blurredHits: [(hits: (forward: [PDF417Locator.Hit], backward: [PDF417Locator.Hit]), horizontal: Bool)] = []
         reduced.pixels.withUnsafeBufferPointer { px in
             for horizontal in [true, false] {
                 let (count, length) = horizontal ? (h, w) : (w, h)
@@ -480,19 +499,16 @@ extension ReadSession {
                     ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro)
                     : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro)
                 if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
-                let microHits = (hits.microForward, hits.microBackward)
-                microCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
+                let microHits = (forward: hits.microForward, backward: hits.microBackward)
+                let blurred = microHits.forward.contains(where: \.bySums) || microHits.backward.contains(where: \.bySums)
+                let widthHits = blurred ? (microHits.forward.filter { !$0.bySums }, microHits.backward.filter { !$0.bySums }) : microHits
+                microCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
                 // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
                 // when nothing at all was read.
-                let widthHits = (microHits.0.filter { !$0.bySums }, microHits.1.filter { !$0.bySums })
                 if widthHits.0.contains(where: { !$0.strong }) || widthHits.1.contains(where: { !$0.strong }) {
                     weakCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
                 }
-                // And, last, with the sides whose RAP matched only by its runs' sums (blurred), each
-                // with its codeword read: a textured photo shows many such RAPs, few with a codeword.
-                if microHits.0.contains(where: \.bySums) || microHits.1.contains(where: \.bySums) {
-                    blurredCandidates += Self.microPDF417Candidates(microHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
-                }
+                if blurred { blurredHits.append((microHits, horizontal)) }
                 for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
                     var paired = Set<Int>()
                     let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
@@ -602,7 +618,11 @@ extension ReadSession {
         }
         readMicroPDF417(microCandidates)
         if found.isEmpty { readMicroPDF417(weakCandidates) }
-        if found.isEmpty { readMicroPDF417(blurredCandidates) }
+        // Last, the blurred sides too, each with its codeword read beside the RAP (a textured photo
+        // shows many such RAPs, few with a codeword).
+        if found.isEmpty, !blurredHits.isEmpty {
+            readMicroPDF417(blurredHits.flatMap { Self.microPDF417Candidates($0.hits, horizontal: $0.horizontal, step: 2 * step, scale: scale, strongOnly: true) })
+        }
     }
 
     /// Reads the symbol between the start pattern's outer edge `a` (top, bottom) and the stop's `b`.
