@@ -152,16 +152,22 @@ struct MaxiCodeReader {
             return nil
         }
         log?("maxicode: shape \(String(format: "%.2f %.2f %.2f", ma, mb, md)) pixels a pitch")
-        // The rotation: each whole degree scored by the orientation modules.
-        var scores: [(score: Int, degrees: Int)] = []
-        scores.reserveCapacity(360)
-        for degrees in 0..<360 {
-            let frame = Self.frame(c, ma, mb, md, degrees: Double(degrees), scale: 1)
-            var score = 0
-            for o in MaxiCode.orientation where dark(frame.module(o.row, o.column, rowPitch: 0.866)) == o.dark { score += 1 }
-            scores.append((score, degrees))
+        // The rotation: each whole degree scored by the orientation modules, first on the standard's
+        // grid. A symbol rastered at a few pixels a module has its rows rounded to whole pixels and
+        // its bull's-eye drawn to scale (zint at five pixels a module: rows 0.8 of a module apart, the
+        // rings 4.7 modules across); on the standard's grid its orientation modules fall beside
+        // their places, and a turn of a half scores best. Unless the standard's grid matches all
+        // 18, the grids of such rasters are scored too, and the best taken (the standard's on a tie).
+        var geometry = Self.geometries[0]
+        var scores = orientationScores(c, ma, mb, md, geometry)
+        var best = scores.map(\.score).max() ?? 0
+        if best < MaxiCode.orientation.count {
+            for g in Self.geometries.dropFirst() {
+                let other = orientationScores(c, ma, mb, md, g)
+                let score = other.map(\.score).max() ?? 0
+                if score > best { (geometry, scores, best) = (g, other, score) }
+            }
         }
-        let best = scores.map(\.score).max() ?? 0
         guard best >= 15 else {
             log?("maxicode: orientation modules match at most \(best) of 18")
             return nil
@@ -173,12 +179,31 @@ struct MaxiCodeReader {
             while scores[(end + 1) % 360].score == best && (end + 1) % 360 != s.degrees { end += 1 }
             angles.append(Double(s.degrees + end) / 2)
         }
-        log?("maxicode: orientation \(best)/18 at \(angles.map { Int($0) })°")
+        log?("maxicode: orientation \(best)/18 at \(angles.map { Int($0) })°, grid scale \(geometry.scale), row pitch \(geometry.rowPitch)")
+        // The grid as the rings' ellipse gives it, then, when that is near a circle, as a circle of
+        // the same area: a symbol turned by resampling has ragged rings whose ellipse can be a few
+        // per cent off in one direction, which carries over 16 rows.
+        var shapes = [(ma, mb, md)]
+        let mean = (ma + md) / 2, spread = ((ma - md) * (ma - md) / 4 + mb * mb).squareRoot()
+        if spread > 0.005 * mean, spread < 0.06 * mean {
+            let round = (ma * md - mb * mb).squareRoot()
+            shapes.append((round, 0, round))
+        }
+        for (ma, mb, md) in shapes {
+            if let found = read(c, ma, mb, md, angles: angles, geometry: geometry) { return found }
+        }
+        log?("maxicode: not corrected")
+        return nil
+    }
+
+    /// The symbol sampled and decoded through the shape `ma mb; mb md`, at the angles the orientation
+    /// modules gave, on the `geometry`'s grid and grids close to it.
+    func read(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, angles: [Double], geometry: (scale: Double, rowPitch: Double)) -> (DecodedMaxiCode, [Point])? {
         for degrees in angles.prefix(3) {
             for scale in [1, 0.985, 1.015, 0.97, 1.03] {
                 for turn in [0, -0.6, 0.6] {
-                    let frame = Self.frame(c, ma, mb, md, degrees: degrees + turn, scale: scale)
-                    for rowPitch in [0.866, 0.85, 0.875] {
+                    let frame = Self.frame(c, ma, mb, md, degrees: degrees + turn, scale: scale * geometry.scale)
+                    for rowPitch in [geometry.rowPitch, geometry.rowPitch - 0.016, geometry.rowPitch + 0.009] {
                         guard let modules = sample(frame, rowPitch: rowPitch) else { continue }
                         if let log { log("decoder input \(DecoderInput.maxiCode(modules: modules).hex)") }
                         guard let decoded = MaxiCode.decode(modules) else { continue }
@@ -190,8 +215,27 @@ struct MaxiCodeReader {
                 }
             }
         }
-        log?("maxicode: not corrected")
         return nil
+    }
+
+    /// Module grids, as the pitch the bull's-eye gives times `scale` and the rows `rowPitch` modules
+    /// apart: the standard's (a hexagonal grid, rows √3/2 apart), then those of symbols rastered at
+    /// a few pixels a module, whose rows are rounded to whole pixels.
+    static let geometries: [(scale: Double, rowPitch: Double)] = [
+        (1, 0.866), (0.96, 0.8), (0.96, 0.833), (1, 0.8), (1, 0.833), (0.93, 0.8), (0.93, 0.866), (0.96, 0.866),
+    ]
+
+    /// How many of the orientation modules each whole degree's turn of the grid finds in place.
+    func orientationScores(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, _ geometry: (scale: Double, rowPitch: Double)) -> [(score: Int, degrees: Int)] {
+        var scores: [(score: Int, degrees: Int)] = []
+        scores.reserveCapacity(360)
+        for degrees in 0..<360 {
+            let frame = Self.frame(c, ma, mb, md, degrees: Double(degrees), scale: geometry.scale)
+            var score = 0
+            for o in MaxiCode.orientation where dark(frame.module(o.row, o.column, rowPitch: geometry.rowPitch)) == o.dark { score += 1 }
+            scores.append((score, degrees))
+        }
+        return scores
     }
 
     static func frame(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, degrees: Double, scale: Double) -> Frame {
