@@ -226,11 +226,22 @@ struct ReadSession {
             if zbarOverruns(pass, pixels: image.width * image.height) { return }
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
-            if barsOnly, let crops = barCrops(image, scale: scale) {
-                if debug { debugLog("\(pass): \(crops.count) patches of bars, \(crops.map { $0.width * $0.height }.reduce(0, +)) of \(image.width * image.height) pixels") }
-                for c in crops {
-                    let part = image.cropped(x: c.x, y: c.y, width: c.width, height: c.height)
-                    zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter)
+            if barsOnly {
+                // zbar's QR reader is wanted only for a QR Code the locator saw and left unread.
+                let qr = !unexplainedFinders.isEmpty
+                if let crops = barCrops(image, scale: scale) {
+                    if debug {
+                        let pixels = crops.map { $0.width * $0.height }.reduce(0, +)
+                        debugLog("\(pass): \(crops.count) patches of bars, \(pixels) of \(image.width * image.height) pixels, \(crops.map(\.lines.description))")
+                    }
+                    for c in crops {
+                        let part = image.cropped(x: c.x, y: c.y, width: c.width, height: c.height)
+                        zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter, lines: c.lines, qr: qr)
+                    }
+                } else {
+                    let lines = barScanLines(openBarPatches)
+                    if debug { debugLog("\(pass): the whole level, \(lines)") }
+                    zbarPass(self.filter(image, filter), scale: scale, filter: filter, lines: lines, qr: qr)
                 }
             } else {
                 zbarPass(self.filter(image, filter), scale: scale, filter: filter)
@@ -417,20 +428,22 @@ struct ReadSession {
     // MARK: zbar
 
     /// The parts of a level (`scale`: level to work coordinates) worth a zbar scan once something is
-    /// read and no QR Code the locator saw is left unread: each patch of bars on the reduced level (``showsBars()``) grown every way by half its
-    /// larger side and 8 pixels, so that a code whose bars the patch holds only in part, and its
-    /// quiet zones, lie inside; overlapping parts merged. `nil` (scan the whole level) when the parts
-    /// cover more than three quarters of it or there is no reduced level to map the patches from.
-    mutating func barCrops(_ image: GrayImage, scale: (Double, Double)) -> [(x: Int, y: Int, width: Int, height: Int)]? {
+    /// read and no QR Code the locator saw is left unread: each patch of bars on the reduced level
+    /// (``showsBars()``) grown every way by half its larger side and 8 pixels, so that a code whose
+    /// bars the patch holds only in part, and its quiet zones, lie inside; overlapping parts merged,
+    /// each scanned along the lines its patches' bars need (``barScanLines(_:)``). `nil` (scan the
+    /// whole level) when the parts cover more than three quarters of it or there is no reduced level
+    /// to map the patches from.
+    mutating func barCrops(_ image: GrayImage, scale: (Double, Double)) -> [(x: Int, y: Int, width: Int, height: Int, lines: ScanLines)]? {
         // zbar reads QR Codes too: a QR Code the locator saw but could not read may be anywhere.
         guard !wantsQR || unexplainedFinders.isEmpty, showsBars(), let (_, reduced) = level(.reduced) else { return nil }
         let fx = reduced.0 / scale.0, fy = reduced.1 / scale.1
-        var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int)] = openBarPatches.map { p in
+        var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int, patches: [BarEvidence.Patch])] = openBarPatches.map { p in
             let x0 = Double(p.x0) * fx, x1 = Double(p.x1 + 1) * fx, y0 = Double(p.y0) * fy, y1 = Double(p.y1 + 1) * fy
             let grow = max(x1 - x0, y1 - y0) / 2 + 8
             return (
                 max(0, Int(x0 - grow)), max(0, Int(y0 - grow)),
-                min(image.width, Int((x1 + grow).rounded(.up))), min(image.height, Int((y1 + grow).rounded(.up))))
+                min(image.width, Int((x1 + grow).rounded(.up))), min(image.height, Int((y1 + grow).rounded(.up))), [p])
         }
         var merged = true
         while merged {
@@ -439,7 +452,7 @@ struct ReadSession {
                 for j in boxes.indices where j > i {
                     let a = boxes[i], b = boxes[j]
                     if a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 {
-                        boxes[i] = (min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
+                        boxes[i] = (min(a.x0, b.x0), min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1), a.patches + b.patches)
                         boxes.remove(at: j)
                         merged = true
                         break outer
@@ -449,16 +462,39 @@ struct ReadSession {
         }
         let area = boxes.map { ($0.x1 - $0.x0) * ($0.y1 - $0.y0) }.reduce(0, +)
         guard 4 * area <= 3 * image.width * image.height else { return nil }
-        return boxes.filter { $0.x1 - $0.x0 >= 8 && $0.y1 - $0.y0 >= 8 }.map { ($0.x0, $0.y0, $0.x1 - $0.x0, $0.y1 - $0.y0) }
+        return boxes.filter { $0.x1 - $0.x0 >= 8 && $0.y1 - $0.y0 >= 8 }.map {
+            ($0.x0, $0.y0, $0.x1 - $0.x0, $0.y1 - $0.y0, barScanLines($0.patches))
+        }
+    }
+
+    /// The lines a zbar scan of `patches` (patches of bars, once something is read) needs: rows
+    /// where some patch's bars stand within 55° of upright, columns where some patch's bars lie
+    /// within 55° of flat. A scan line along the bars never crosses a symbol; one that crosses them
+    /// more than 55° from square crosses a whole symbol only if it is taller than 1.4 times its
+    /// length. Both ways while a QR Code the locator saw is left unread (zbar's QR reader needs
+    /// both), or where there is no patch to go by.
+    mutating func barScanLines(_ patches: [BarEvidence.Patch]) -> ScanLines {
+        guard !wantsQR || unexplainedFinders.isEmpty, showsBars(), !patches.isEmpty else { return .both }
+        let limit = 55 * Double.pi / 180
+        var lines = ScanLines(rows: false, columns: false)
+        for patch in patches {
+            // The patch's angle is the edges' normal (0–π): 0 across upright bars, which rows cross.
+            let fromRows = min(patch.angle, .pi - patch.angle)
+            if fromRows < limit { lines.rows = true }
+            if .pi / 2 - fromRows < limit { lines.columns = true }
+        }
+        return lines
     }
 
     /// zbar over an image whose coordinates, moved by `offset` and times `scale`, are work coordinates.
     mutating func zbarPass(
-        _ image: GrayImage, scale: (Double, Double), offset: (Int, Int) = (0, 0), filter: CodeFilter = .plain, density: Int = 1
+        _ image: GrayImage, scale: (Double, Double), offset: (Int, Int) = (0, 0), filter: CodeFilter = .plain, density: Int = 1,
+        lines: ScanLines = .both, qr: Bool = true
     ) {
         let started = elapsedMs
-        let symbols = scanner.scan(image, density: density)
-        zbarCost = (elapsedMs - started) * Double(density) / Double(max(1, image.width * image.height))
+        let symbols = scanner.scan(image, density: density, lines: lines, qr: qr)
+        // The cost of a scan both ways, which is what the next scans are estimated as.
+        zbarCost = (elapsedMs - started) * Double(density) * 2 / Double(max(1, lines.directions * image.width * image.height))
         for var raw in symbols {
             if raw.symbology == .qr && !options.symbologies.contains(.qr) { continue }
             let pts = raw.points.map { Point(x: ($0.x + Double(offset.0) + 0.5) * scale.0, y: ($0.y + Double(offset.1) + 0.5) * scale.1) }

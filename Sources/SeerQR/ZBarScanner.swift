@@ -22,6 +22,18 @@ struct RawSymbol: Sendable {
     var confirmedTwice = false
 }
 
+/// The lines a zbar scan follows across an image.
+struct ScanLines: Equatable, Sendable, CustomStringConvertible {
+    var rows: Bool
+    var columns: Bool
+    static let both = ScanLines(rows: true, columns: true)
+
+    /// How many of the two directions are scanned.
+    var directions: Int { (rows ? 1 : 0) + (columns ? 1 : 0) }
+
+    var description: String { rows && columns ? "rows and columns" : rows ? "rows" : columns ? "columns" : "none" }
+}
+
 /// Owns one zbar image scanner (`zbar_image_scanner_t`), configured for a set of symbologies.
 ///
 /// Not thread-safe: use one per worker (``ScannerPool``). QR payloads are read in binary mode
@@ -97,12 +109,17 @@ final class ZBarScanner {
         }
     }
 
-    /// Scans a grey image (`zbar_scan_image` on a Y800 image). `density` scans every n-th line.
-    func scan(_ image: GrayImage, density: Int = 1) -> [RawSymbol] {
+    /// Scans a grey image (`zbar_scan_image` on a Y800 image). `density` scans every n-th line;
+    /// `lines` says which lines: rows, columns or both; `qr` whether zbar's QR reader runs too (when
+    /// the scanner reads QR Codes at all).
+    func scan(_ image: GrayImage, density: Int = 1, lines: ScanLines = .both, qr: Bool = true) -> [RawSymbol] {
         if handle == nil { handle = makeHandle() }
         guard image.width > 0, image.height > 0, let handle else { return [] }
-        zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-        zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+        if symbologies.contains(.qr) { zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_ENABLE, qr ? 1 : 0) }
+        // zbar's X density spaces its vertical scan lines (columns), its Y density its horizontal
+        // ones (rows); 0 scans none.
+        zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_X_DENSITY, lines.columns ? Int32(density) : 0)
+        zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, lines.rows ? Int32(density) : 0)
         guard let zimage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zimage) }
         zbar_image_set_format(zimage, 0x3030_3859)  // "Y800"

@@ -48,6 +48,31 @@ struct BarPatchScanTests {
         let xs = barcode.corners.map(\.x)
         #expect(xs.min()! >= 760 && xs.max()! <= 760 + Double(ean.width), "read at \(barcode.corners)")
     }
+
+    @Test("a patch of upright bars is scanned along rows, one of lying bars along columns", arguments: [false, true])
+    func scanLinesFollowTheBars(turned: Bool) throws {
+        let qr = try QREncoder.encode("https://example.com/p/4006381333931").image(moduleSize: 6)
+        let ean = EANConstructionTests.render([EANConstructionTests.ean13("4006381333931")], module: 3, height: 120)
+        let upright = Self.page(width: 1200, height: 700, [(qr, 60, 120), (ean, 760, 260)])
+        let (symbols, trace) = Self.read(turned ? upright.rotatedClockwise() : upright)
+        #expect(symbols.compactMap(\.text).sorted() == ["4006381333931", "https://example.com/p/4006381333931"])
+        #expect(trace.contains { $0.contains("patches of bars") && $0.hasSuffix(turned ? "[\"columns\"]" : "[\"rows\"]") })
+    }
+
+    @Test("zbar's scan lines: rows read upright bars, columns do not")
+    func zbarScanLines() {
+        let ean = EANConstructionTests.render([EANConstructionTests.ean13("4006381333931")], module: 3, height: 120)
+        let scanner = ZBarScanner(symbologies: [.ean13])
+        func texts(_ image: GrayImage, _ lines: ScanLines) -> [String] {
+            scanner.startPhoto()
+            return scanner.scan(image, lines: lines).map { String(decoding: $0.bytes, as: UTF8.self) }
+        }
+        #expect(texts(ean, .both) == ["4006381333931"])
+        #expect(texts(ean, ScanLines(rows: true, columns: false)) == ["4006381333931"])
+        #expect(texts(ean, ScanLines(rows: false, columns: true)).isEmpty)
+        #expect(texts(ean.rotatedClockwise(), ScanLines(rows: false, columns: true)) == ["4006381333931"])
+        #expect(texts(ean.rotatedClockwise(), ScanLines(rows: true, columns: false)).isEmpty)
+    }
 }
 
 /// Rows of a QR Code's modules can line up into a patch of bars (a QR Code turned 210°, in
