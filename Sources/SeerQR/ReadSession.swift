@@ -227,8 +227,11 @@ struct ReadSession {
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
             if barsOnly {
-                // zbar's QR reader is wanted only for a QR Code the locator saw and left unread.
-                let qr = !unexplainedFinders.isEmpty
+                // zbar's QR reader is wanted only for a QR Code the locator saw and left unread;
+                // otherwise every other line is scanned: a linear code that stands beside a code
+                // already read is looked for, and its bars cross tens of lines wherever it can be
+                // read at all.
+                let qr = !unexplainedFinders.isEmpty, density = qr ? 1 : 2
                 if let crops = barCrops(image, scale: scale) {
                     if debug {
                         let pixels = crops.map { $0.width * $0.height }.reduce(0, +)
@@ -236,12 +239,12 @@ struct ReadSession {
                     }
                     for c in crops {
                         let part = image.cropped(x: c.x, y: c.y, width: c.width, height: c.height)
-                        zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter, lines: c.lines, qr: qr)
+                        zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter, density: density, lines: c.lines, qr: qr)
                     }
                 } else {
                     let lines = barScanLines(openBarPatches)
                     if debug { debugLog("\(pass): the whole level, \(lines)") }
-                    zbarPass(self.filter(image, filter), scale: scale, filter: filter, lines: lines, qr: qr)
+                    zbarPass(self.filter(image, filter), scale: scale, filter: filter, density: density, lines: lines, qr: qr)
                 }
             } else {
                 zbarPass(self.filter(image, filter), scale: scale, filter: filter)

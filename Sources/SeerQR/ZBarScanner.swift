@@ -109,7 +109,9 @@ final class ZBarScanner {
         }
     }
 
-    /// Scans a grey image (`zbar_scan_image` on a Y800 image). `density` scans every n-th line;
+    /// Scans a grey image (`zbar_scan_image` on a Y800 image). `density` scans every n-th line (a
+    /// symbol's quality, zbar's count of the lines that read it, is multiplied by it: the lines a
+    /// scan of every line would have seen);
     /// `lines` says which lines: rows, columns or both; `qr` whether zbar's QR reader runs too (when
     /// the scanner reads QR Codes at all).
     func scan(_ image: GrayImage, density: Int = 1, lines: ScanLines = .both, qr: Bool = true) -> [RawSymbol] {
@@ -150,7 +152,7 @@ final class ZBarScanner {
                 out.append(
                     RawSymbol(
                         symbology: kind, bytes: bytes, points: points,
-                        quality: Int(zbar_symbol_get_quality(s)), isGS1: gs1))
+                        quality: Int(zbar_symbol_get_quality(s)) * density, isGS1: gs1))
             }
             // The data pointer belongs to `pixels`: detach it before the image is destroyed.
             zbar_image_set_data(zimage, nil, 0, nil)

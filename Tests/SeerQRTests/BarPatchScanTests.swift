@@ -72,6 +72,13 @@ struct BarPatchScanTests {
         #expect(texts(ean, ScanLines(rows: false, columns: true)).isEmpty)
         #expect(texts(ean.rotatedClockwise(), ScanLines(rows: false, columns: true)) == ["4006381333931"])
         #expect(texts(ean.rotatedClockwise(), ScanLines(rows: true, columns: false)).isEmpty)
+        // Every other line: the same reading, its quality counted as lines of a scan of every line.
+        scanner.startPhoto()
+        let every = scanner.scan(ean, lines: ScanLines(rows: true, columns: false))
+        scanner.startPhoto()
+        let half = scanner.scan(ean, density: 2, lines: ScanLines(rows: true, columns: false))
+        #expect(half.map(\.bytes) == every.map(\.bytes))
+        if let a = every.first?.quality, let b = half.first?.quality { #expect(abs(a - b) <= 2, "quality \(b) every other line, \(a) every line") }
     }
 }
 
