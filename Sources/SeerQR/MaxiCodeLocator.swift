@@ -201,7 +201,7 @@ struct MaxiCodeReader {
 
     /// The symbol sampled and decoded through the shape `ma mb; mb md`, at the angles the orientation
     /// modules gave, on the `geometry`'s grid and grids close to it.
-    func read(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, angles: [Double], geometry: (scale: Double, rowPitch: Double)) -> (DecodedMaxiCode, [Point])? {
+    func read(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, angles: [Double], geometry: Grid) -> (DecodedMaxiCode, [Point])? {
         for degrees in angles.prefix(3) {
             for scale in [1, 0.985, 1.015, 0.97, 1.03] {
                 for turn in [0, -0.6, 0.6] {
@@ -221,14 +221,17 @@ struct MaxiCodeReader {
         return nil
     }
 
+    /// A module grid: the pitch the bull's-eye gives times `scale`, the rows `rowPitch` modules apart.
+    typealias Grid = (scale: Double, rowPitch: Double)
+
     /// Module grids, as the pitch the bull's-eye gives times `scale` and the rows `rowPitch` modules
     /// apart: the standard's (a hexagonal grid, rows √3/2 apart), then that of zint's raster at five
     /// pixels a module (rows four pixels apart, the bull's-eye to scale). Each grid more costs every
     /// bull's-eye-like target of a photo another orientation search (0.1 ms).
-    static let geometries: [(scale: Double, rowPitch: Double)] = [(1, 0.866), (0.96, 0.8)]
+    static let geometries: [Grid] = [(1, 0.866), (0.96, 0.8)]
 
     /// How many of the orientation modules each whole degree's turn of the grid finds in place.
-    func orientationScores(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, _ geometry: (scale: Double, rowPitch: Double)) -> [(score: Int, degrees: Int)] {
+    func orientationScores(_ c: BullsEye, _ ma: Double, _ mb: Double, _ md: Double, _ geometry: Grid) -> [(score: Int, degrees: Int)] {
         var scores: [(score: Int, degrees: Int)] = []
         scores.reserveCapacity(360)
         for degrees in 0..<360 {

@@ -226,12 +226,10 @@ struct ReadSession {
             if zbarOverruns(pass, pixels: image.width * image.height) { return }
             guard zbarScans.insert("\(image.width)x\(image.height)/\(filter)").inserted else { return }
             inverted = filter == .inverted
-            if barsOnly {
-                // zbar's QR reader is wanted only for a QR Code the locator saw and left unread;
-                // otherwise every other line is scanned: a linear code that stands beside a code
-                // already read is looked for, and its bars cross tens of lines wherever it can be
-                // read at all.
-                let qr = !unexplainedFinders.isEmpty, density = qr ? 1 : 2
+            if barsOnly && !qrLeftUnread {
+                // Every other line, along the lines that cross the bars, without zbar's QR reader:
+                // a linear code that stands beside a code already read is looked for, and its bars
+                // cross tens of lines wherever it can be read at all.
                 if let crops = barCrops(image, scale: scale) {
                     if debug {
                         let pixels = crops.map { $0.width * $0.height }.reduce(0, +)
@@ -239,14 +237,15 @@ struct ReadSession {
                     }
                     for c in crops {
                         let part = image.cropped(x: c.x, y: c.y, width: c.width, height: c.height)
-                        zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter, density: density, lines: c.lines, qr: qr)
+                        zbarPass(self.filter(part, filter), scale: scale, offset: (c.x, c.y), filter: filter, density: 2, lines: c.lines, qr: false)
                     }
                 } else {
                     let lines = barScanLines(openBarPatches)
                     if debug { debugLog("\(pass): the whole level, \(lines)") }
-                    zbarPass(self.filter(image, filter), scale: scale, filter: filter, density: density, lines: lines, qr: qr)
+                    zbarPass(self.filter(image, filter), scale: scale, filter: filter, density: 2, lines: lines, qr: false)
                 }
             } else {
+                // zbar reads QR Codes too: a QR Code the locator saw but could not read may be anywhere.
                 zbarPass(self.filter(image, filter), scale: scale, filter: filter)
             }
             inverted = false
@@ -341,6 +340,11 @@ struct ReadSession {
         }
         return false
     }
+
+    /// Whether a QR Code the locator saw may be left unread: QR Codes are asked for and a strong
+    /// finder pattern is left that no code read explains. zbar, which reads QR Codes too, then scans
+    /// the whole level both ways, every line.
+    var qrLeftUnread: Bool { wantsQR && !unexplainedFinders.isEmpty }
 
     /// Strong finder patterns (seen on three or more rows) that no code read explains.
     var unexplainedFinders: [FinderPattern] {
@@ -438,8 +442,7 @@ struct ReadSession {
     /// whole level) when the parts cover more than three quarters of it or there is no reduced level
     /// to map the patches from.
     mutating func barCrops(_ image: GrayImage, scale: (Double, Double)) -> [(x: Int, y: Int, width: Int, height: Int, lines: ScanLines)]? {
-        // zbar reads QR Codes too: a QR Code the locator saw but could not read may be anywhere.
-        guard !wantsQR || unexplainedFinders.isEmpty, showsBars(), let (_, reduced) = level(.reduced) else { return nil }
+        guard showsBars(), let (_, reduced) = level(.reduced) else { return nil }
         let fx = reduced.0 / scale.0, fy = reduced.1 / scale.1
         var boxes: [(x0: Int, y0: Int, x1: Int, y1: Int, patches: [BarEvidence.Patch])] = openBarPatches.map { p in
             let x0 = Double(p.x0) * fx, x1 = Double(p.x1 + 1) * fx, y0 = Double(p.y0) * fy, y1 = Double(p.y1 + 1) * fy
@@ -474,10 +477,9 @@ struct ReadSession {
     /// where some patch's bars stand within 55° of upright, columns where some patch's bars lie
     /// within 55° of flat. A scan line along the bars never crosses a symbol; one that crosses them
     /// more than 55° from square crosses a whole symbol only if it is taller than 1.4 times its
-    /// length. Both ways while a QR Code the locator saw is left unread (zbar's QR reader needs
-    /// both), or where there is no patch to go by.
-    mutating func barScanLines(_ patches: [BarEvidence.Patch]) -> ScanLines {
-        guard !wantsQR || unexplainedFinders.isEmpty, showsBars(), !patches.isEmpty else { return .both }
+    /// length. Both ways where there is no patch to go by.
+    func barScanLines(_ patches: [BarEvidence.Patch]) -> ScanLines {
+        guard !patches.isEmpty else { return .both }
         let limit = 55 * Double.pi / 180
         var lines = ScanLines(rows: false, columns: false)
         for patch in patches {
