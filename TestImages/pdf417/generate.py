@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PDF417 symbols for `PDF417Tests`, written next to this script with their texts: a symbol seen at
-a slant (its near end larger than its far one) and symbols cut through their stop or start pattern
-by the picture's edge.
+a slant (its near end larger than its far one), symbols cut through their stop or start pattern
+by the picture's edge, one of a single column filling its picture, and a flat one of three rows.
 
 The symbols come from the `pdf417gen` encoder (`pip install pdf417gen pillow numpy`), so the images
 do not depend on Seer's own reading of the standard. Everything is drawn deterministically: fixed
@@ -51,6 +51,15 @@ def main():
     w, h = img.size
     img.paste(255, (24 + 3 * 17 * 3, 0, 24 + 3 * 17 * 5, h))
     save("pdf417-no-stop-beyond", img.crop((0, 0, w - 24 - 3 * 10, h)), "")
+
+    # One column of codewords filling a short picture: the start pattern's 8-module bar is wider
+    # than a window of a sixteenth of the line.
+    text = "One column"
+    save("pdf417-one-column", symbol(text, columns=1, level=2, padding=24), text)
+
+    # Flat: three rows of thirty columns, under 30 pixels tall once the picture is halved.
+    text = "A flat symbol: three rows of thirty columns and more, read across the rows, every one of them, at last"
+    save("pdf417-flat", symbol(text, columns=30, level=2, padding=30), text)
 
     text = "Cut through its start pattern"
     img = symbol(text, columns=4, level=3, padding=24)

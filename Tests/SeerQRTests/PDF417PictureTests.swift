@@ -6,8 +6,10 @@ import Testing
 
 /// PDF417 symbols in pictures (`TestImages/pdf417`, written by the `pdf417gen` encoder through its
 /// `generate.py`): one seen at a slant, its modules spaced in perspective along each row, one turned
-/// 4° (its rows cross the lines the row indicators are first read on), and ones cut by the picture's
-/// edge through the stop or the start pattern, read from the other side.
+/// 4° (its rows cross the lines the row indicators are first read on), ones cut by the picture's
+/// edge through the stop or the start pattern, read from the other side, one of a single column
+/// filling its picture (its start pattern's wide bar wider than a threshold window of a sixteenth of
+/// the line) and a flat one of three rows (crossed by two scan lines six pixels apart).
 @Suite("PDF417 pictures")
 struct PDF417PictureTests {
     static let directory = Fixtures.root.appendingPathComponent("TestImages/pdf417")
@@ -18,8 +20,11 @@ struct PDF417PictureTests {
     static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
 
     @Test(
-        "a slanted symbol, ones turned 4° and 49°, and symbols cut through the stop or the start pattern read as PDF417 with the exact text",
-        arguments: ["pdf417-slanted", "pdf417-turned-4deg", "pdf417-turned", "pdf417-no-stop", "pdf417-no-start"])
+        "a slanted symbol, ones turned 4° and 49°, symbols cut through the stop or the start pattern, one column filling its picture and a flat symbol of three rows read as PDF417 with the exact text",
+        arguments: [
+            "pdf417-slanted", "pdf417-turned-4deg", "pdf417-turned", "pdf417-no-stop", "pdf417-no-start", "pdf417-one-column",
+            "pdf417-flat",
+        ])
     func reads(_ name: String) throws {
         let symbols = Self.reader.read(try Self.image(name))
         #expect(symbols.map(\.symbology) == [.pdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")
