@@ -61,41 +61,84 @@ enum PDF417Locator {
         return u
     }
 
+    /// The runs of one line (`r`, its prefix sums `p`) into `widths`, `starts` and `dark`: a pixel is
+    /// dark when darker than the mean of the `half` pixels either way by 4 levels, or, no lighter
+    /// than that mean, darker than `darkest`. Returns whether the second rule made a pixel dark.
+    static func runs(
+        _ r: UnsafeBufferPointer<Int32>, _ p: UnsafeBufferPointer<Int32>, half: Int, darkest: Int32,
+        widths: inout [Int32], starts: inout [Int32], dark: inout [Bool]
+    ) -> Bool {
+        widths.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        dark.removeAll(keepingCapacity: true)
+        let length = r.count
+        var prev = false, runStart = 0, widened = false
+        for i in 0..<length {
+            let a = i > half ? i - half : 0, b = i + half + 1 < length ? i + half + 1 : length
+            let span = Int32(b - a), sum = p[b] - p[a], v = r[i]
+            var d = v * span < sum - 4 * span
+            if !d && v < darkest && v * span <= sum {
+                d = true
+                widened = true
+            }
+            if i == 0 { prev = d; continue }
+            if d != prev {
+                widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
+                runStart = i
+                prev = d
+            }
+        }
+        widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
+        return widened
+    }
+
     /// Scans `count` lines of `length` pixels (`pixel(line, i)`), every `step` lines, for the
-    /// patterns read forwards (`forward`) or backwards. A pixel is dark when darker than the mean of
-    /// `window` pixels either way (by default a thirty-second of the line, at least 8).
+    /// patterns read forwards (`forward`) or backwards.
     static func scan(
         _ px: UnsafeBufferPointer<UInt8>, lines count: Int, length: Int, lineStride: Int, pixelStride: Int, step: Int,
-        pdf417: Bool = true, micro: Bool = false, window: Int? = nil
+        pdf417: Bool = true, micro: Bool = false
     ) -> (forward: [Hit], backward: [Hit], microForward: [Hit], microBackward: [Hit]) {
         var forward: [Hit] = [], backward: [Hit] = []
         var microForward: [Hit] = [], microBackward: [Hit] = []
         var row = [Int32](repeating: 0, count: length)
         var prefix = [Int32](repeating: 0, count: length + 1)
         var widths = [Int32](), starts = [Int32](), dark = [Bool]()
-        let half = window ?? max(8, length / 32)
+        let half = max(8, length / 32)
         for line in stride(from: 0, to: count, by: step) {
             let base = line * lineStride
             widths.removeAll(keepingCapacity: true)
             starts.removeAll(keepingCapacity: true)
             dark.removeAll(keepingCapacity: true)
-            var prev = false
+            var prev = false, widened = false
             var runStart = 0
             row.withUnsafeMutableBufferPointer { r in
                 prefix.withUnsafeMutableBufferPointer { p in
                     var acc: Int32 = 0
+                    var lo: Int32 = 255, hi: Int32 = 0
                     p[0] = 0
                     for i in 0..<length {
                         let v = Int32(px[base + i * pixelStride])
                         r[i] = v
                         acc += v
                         p[i + 1] = acc
+                        lo = min(lo, v)
+                        hi = max(hi, v)
                     }
+                    // Inside a bar wider than the window (a start pattern's 8 modules where the
+                    // symbol fills a short line) the window's mean is the bar's own: for PDF417, a
+                    // pixel no lighter than its window's mean and in the darkest eighth of the
+                    // line's range is dark too. A thin space is lighter than the bars around it, so
+                    // stays light.
+                    let darkest = pdf417 ? lo + (hi - lo) / 8 : -1
                     for i in 0..<length {
                         let a = i > half ? i - half : 0, b = i + half + 1 < length ? i + half + 1 : length
-                        let span = Int32(b - a)
+                        let span = Int32(b - a), sum = p[b] - p[a], v = r[i]
                         // Darker than the window's mean by 4 levels, without dividing.
-                        let d = r[i] * span < p[b] - p[a] - 4 * span
+                        var d = v * span < sum - 4 * span
+                        if !d && v < darkest && v * span <= sum {
+                            d = true
+                            widened = true
+                        }
                         if i == 0 { prev = d; continue }
                         if d != prev {
                             widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
@@ -106,17 +149,28 @@ enum PDF417Locator {
                 }
             }
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
-            let n = widths.count
-            guard n >= 9 else { continue }
             // MicroPDF417's sides, on every other line scanned (its rows are at least two modules
-            // high and a symbol at least four rows).
-            if micro && n >= 15 && (line / step) % 2 == 0 {
-                widths.withUnsafeBufferPointer { w in
-                    starts.withUnsafeBufferPointer { st in
-                        MicroPDF417Locator.edges(w, starts: st, dark: dark, line: line, forward: &microForward, backward: &microBackward)
+            // high and a symbol at least four rows). MicroPDF417 has no wide bar: where the rule
+            // above made a pixel dark, its sides are looked for in the runs without it.
+            if micro && (line / step) % 2 == 0 {
+                var (mw, ms, md) = (widths, starts, dark)
+                if widened {
+                    row.withUnsafeBufferPointer { r in
+                        prefix.withUnsafeBufferPointer { p in
+                            _ = Self.runs(r, p, half: half, darkest: -1, widths: &mw, starts: &ms, dark: &md)
+                        }
+                    }
+                }
+                if mw.count >= 15 {
+                    mw.withUnsafeBufferPointer { w in
+                        ms.withUnsafeBufferPointer { st in
+                            MicroPDF417Locator.edges(w, starts: st, dark: md, line: line, forward: &microForward, backward: &microBackward)
+                        }
                     }
                 }
             }
+            let n = widths.count
+            guard n >= 9 else { continue }
             guard pdf417 else { continue }
             widths.withUnsafeBufferPointer { w in
                 for i in 0..<(n - 7) {
@@ -493,115 +547,107 @@ extension ReadSession {
         // Sides whose RAP matched only by its runs' sums (blurred), kept to be paired only when
         // nothing at all was read: a photo of bars shows many such sides.
         var blurredHits: [(hits: (forward: [PDF417Locator.Hit], backward: [PDF417Locator.Hit]), horizontal: Bool, step: Int)] = []
-        // A close-up whose symbol fills the picture may have a start pattern's 8-module bar wider
-        // than the threshold's window, which then splits it: when nothing was found, the level's
-        // lines of at most 640 pixels are scanned again with a window of 24 pixels either way (up
-        // to 3 pixels a module). Not first: a narrow window follows a turned symbol's thin spaces.
-        for window: Int? in [nil, 24] {
-            if window != nil && (!wantsPDF417 || !candidates.isEmpty || !oneSided.isEmpty || min(w, h) > 640) { break }
-            reduced.pixels.withUnsafeBufferPointer { px in
-                for horizontal in [true, false] {
-                    let (count, length) = horizontal ? (h, w) : (w, h)
-                    if window != nil && length > 640 { continue }
-                    // At least 24 lines across the level: a flat symbol of a few rows, alone in a
-                    // picture as flat, is crossed by enough of them to chain its sides.
-                    let step = min(coarsest, max(1, count / 24))
-                    let hits = horizontal
-                        ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro && window == nil, window: window)
-                        : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro && window == nil, window: window)
-                    if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
-                    let microHits = (forward: hits.microForward, backward: hits.microBackward)
-                    let blurred = microHits.forward.contains(where: \.bySums) || microHits.backward.contains(where: \.bySums)
-                    let widthHits = blurred ? (microHits.forward.filter { !$0.bySums }, microHits.backward.filter { !$0.bySums }) : microHits
-                    microCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
-                    // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
-                    // when nothing at all was read.
-                    if widthHits.0.contains(where: { !$0.strong }) || widthHits.1.contains(where: { !$0.strong }) {
-                        weakCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
-                    }
-                    if blurred { blurredHits.append((microHits, horizontal, step)) }
-                    for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
-                        var paired = Set<Int>()
-                        let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
-                        let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
-                        for s in starts {
-                            for t in stops {
-                                let overlap = min(s.last.line, t.last.line) - max(s.first.line, t.first.line)
-                                let ratio = s.module / t.module
-                                guard ratio > 0.6, ratio < 1.6 else { continue }
-                                func p(_ line: Int, _ edge: Double) -> Point {
-                                    let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
-                                    return Point(x: q.x * scale.0, y: q.y * scale.1)
-                                }
-                                let f = horizontal ? scale.0 : scale.1
-                                let (sSlope, sEdge) = PDF417Locator.line(s), (tSlope, tEdge) = PDF417Locator.line(t)
-                                if overlap >= 2 * step {
-                                    let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
-                                    guard span > 60 * s.module else { continue }
-                                    // The lines both patterns cross, extended half a step.
-                                    let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
-                                    let a = [p(top, sEdge(top)), p(bottom, sEdge(bottom))]
-                                    let b = [p(top, tEdge(top)), p(bottom, tEdge(bottom))]
-                                    candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
-                                    paired.insert(s.first.line * 100_003 + Int(s.first.edge))
-                                    paired.insert(t.first.line * 100_003 + Int(t.first.edge))
-                                    continue
-                                }
-                                // A long symbol turned near 45°: its start and its stop cross no scan
-                                // line in common. They pair when their edges run alike (within 0.3 rad,
-                                // what a slant leaves), lie 60 to 600 modules apart along the scan lines
-                                // in the reading direction, and face each other (the stop's extent,
-                                // projected on the start's edge, covers a third of the shorter).
-                                guard s.hits.count >= 4, t.hits.count >= 4, abs(atan(sSlope) - atan(tSlope)) < 0.3 else { continue }
-                                let sMid = (s.first.line + s.last.line) / 2, tMid = (t.first.line + t.last.line) / 2
-                                let sign = forwards ? 1.0 : -1.0
-                                let spans = [(tEdge(sMid) - sEdge(sMid)) * sign, (tEdge(tMid) - sEdge(tMid)) * sign]
-                                guard spans.allSatisfy({ $0 > 60 * s.module && $0 < 600 * s.module }) else { continue }
-                                let norm = (1 + sSlope * sSlope).squareRoot()
-                                func along(_ line: Int, _ edge: Double) -> Double { (Double(line) + edge * sSlope) / norm }
-                                let sRange = (along(s.first.line, sEdge(s.first.line)), along(s.last.line, sEdge(s.last.line)))
-                                let tRange = (along(t.first.line, tEdge(t.first.line)), along(t.last.line, tEdge(t.last.line)))
-                                let common = min(max(sRange.0, sRange.1), max(tRange.0, tRange.1)) - max(min(sRange.0, sRange.1), min(tRange.0, tRange.1))
-                                guard common >= min(abs(sRange.1 - sRange.0), abs(tRange.1 - tRange.0)) / 3 else { continue }
-                                // The rows run across the start's edge: each end of it is read towards
-                                // the stop's edge along the perpendicular (the rows the indicators then
-                                // place are read along their own lines).
-                                let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
-                                let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
-                                let across = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
-                                let b = a.compactMap { AztecReader.intersect(($0, across), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
-                                guard b.count == 2 else { continue }
-                                // The modules along the perpendicular: the scan line's, shortened by the slant.
-                                let length = (across.x * across.x + across.y * across.y).squareRoot()
-                                guard length > 0 else { continue }
-                                let g = f * abs(horizontal ? across.x : across.y) / length
-                                candidates.append((a, b, (s.module + t.module) / 2 * g, s.module * g, t.module * g))
-                            }
-                        }
-                        // A chain over at least eight lines with no partner: its edge's perpendicular,
-                        // in the reading direction, carries the rows.
-                        for c in starts + stops where c.hits.count >= 8 && !paired.contains(c.first.line * 100_003 + Int(c.first.edge)) {
-                            let isStart = c.first.isStart
+        reduced.pixels.withUnsafeBufferPointer { px in
+            for horizontal in [true, false] {
+                let (count, length) = horizontal ? (h, w) : (w, h)
+                // At least 24 lines across the level: a flat symbol of a few rows, alone in a
+                // picture as flat, is crossed by enough of them to chain its sides.
+                let step = min(coarsest, max(1, count / 24))
+                let hits = horizontal
+                    ? PDF417Locator.scan(px, lines: count, length: length, lineStride: w, pixelStride: 1, step: step, pdf417: wantsPDF417, micro: wantsMicro)
+                    : PDF417Locator.scan(px, lines: count, length: length, lineStride: 1, pixelStride: w, step: step, pdf417: wantsPDF417, micro: wantsMicro)
+                if debug, wantsMicro { debugLog("micropdf417: \(hits.microForward.count) + \(hits.microBackward.count) side hits") }
+                let microHits = (forward: hits.microForward, backward: hits.microBackward)
+                let blurred = microHits.forward.contains(where: \.bySums) || microHits.backward.contains(where: \.bySums)
+                let widthHits = blurred ? (microHits.forward.filter { !$0.bySums }, microHits.backward.filter { !$0.bySums }) : microHits
+                microCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: true)
+                // Sides whose codeword did not read (a turned symbol's lines cross rows) too, tried
+                // when nothing at all was read.
+                if widthHits.0.contains(where: { !$0.strong }) || widthHits.1.contains(where: { !$0.strong }) {
+                    weakCandidates += Self.microPDF417Candidates(widthHits, horizontal: horizontal, step: 2 * step, scale: scale, strongOnly: false)
+                }
+                if blurred { blurredHits.append((microHits, horizontal, step)) }
+                for (list, forwards) in [(hits.forward, true), (hits.backward, false)] {
+                    var paired = Set<Int>()
+                    let starts = PDF417Locator.chains(list.filter(\.isStart), step: step)
+                    let stops = PDF417Locator.chains(list.filter { !$0.isStart }, step: step)
+                    for s in starts {
+                        for t in stops {
+                            let overlap = min(s.last.line, t.last.line) - max(s.first.line, t.first.line)
+                            let ratio = s.module / t.module
+                            guard ratio > 0.6, ratio < 1.6 else { continue }
                             func p(_ line: Int, _ edge: Double) -> Point {
                                 let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
                                 return Point(x: q.x * scale.0, y: q.y * scale.1)
                             }
-                            let e0 = p(c.first.line, c.first.edge), e1 = p(c.last.line, c.last.edge)
-                            let ex = e1.x - e0.x, ey = e1.y - e0.y
-                            let n = (ex * ex + ey * ey).squareRoot()
-                            guard n > 0 else { continue }
-                            var u = Point(x: -ey / n, y: ex / n)
-                            let along = horizontal ? u.x : u.y
-                            if (along < 0) == forwards { u = Point(x: -u.x, y: -u.y) }
-                            // The module along the perpendicular: the scan line's, shortened by the slant.
-                            let m = c.module * (horizontal ? scale.0 : scale.1) * abs(along)
-                            guard abs(along) > 0.7, m > 0 else { continue }
-                            let reach = 100 * m
-                            if isStart {
-                                oneSided.append(([e0, e1], [e0, e1].map { Point(x: $0.x + u.x * reach, y: $0.y + u.y * reach) }, m, .start))
-                            } else {
-                                oneSided.append(([e0, e1].map { Point(x: $0.x - u.x * reach, y: $0.y - u.y * reach) }, [e0, e1], m, .stop))
+                            let f = horizontal ? scale.0 : scale.1
+                            let (sSlope, sEdge) = PDF417Locator.line(s), (tSlope, tEdge) = PDF417Locator.line(t)
+                            if overlap >= 2 * step {
+                                let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
+                                guard span > 60 * s.module else { continue }
+                                // The lines both patterns cross, extended half a step.
+                                let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
+                                let a = [p(top, sEdge(top)), p(bottom, sEdge(bottom))]
+                                let b = [p(top, tEdge(top)), p(bottom, tEdge(bottom))]
+                                candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
+                                paired.insert(s.first.line * 100_003 + Int(s.first.edge))
+                                paired.insert(t.first.line * 100_003 + Int(t.first.edge))
+                                continue
                             }
+                            // A long symbol turned near 45°: its start and its stop cross no scan
+                            // line in common. They pair when their edges run alike (within 0.3 rad,
+                            // what a slant leaves), lie 60 to 600 modules apart along the scan lines
+                            // in the reading direction, and face each other (the stop's extent,
+                            // projected on the start's edge, covers a third of the shorter).
+                            guard s.hits.count >= 4, t.hits.count >= 4, abs(atan(sSlope) - atan(tSlope)) < 0.3 else { continue }
+                            let sMid = (s.first.line + s.last.line) / 2, tMid = (t.first.line + t.last.line) / 2
+                            let sign = forwards ? 1.0 : -1.0
+                            let spans = [(tEdge(sMid) - sEdge(sMid)) * sign, (tEdge(tMid) - sEdge(tMid)) * sign]
+                            guard spans.allSatisfy({ $0 > 60 * s.module && $0 < 600 * s.module }) else { continue }
+                            let norm = (1 + sSlope * sSlope).squareRoot()
+                            func along(_ line: Int, _ edge: Double) -> Double { (Double(line) + edge * sSlope) / norm }
+                            let sRange = (along(s.first.line, sEdge(s.first.line)), along(s.last.line, sEdge(s.last.line)))
+                            let tRange = (along(t.first.line, tEdge(t.first.line)), along(t.last.line, tEdge(t.last.line)))
+                            let common = min(max(sRange.0, sRange.1), max(tRange.0, tRange.1)) - max(min(sRange.0, sRange.1), min(tRange.0, tRange.1))
+                            guard common >= min(abs(sRange.1 - sRange.0), abs(tRange.1 - tRange.0)) / 3 else { continue }
+                            // The rows run across the start's edge: each end of it is read towards
+                            // the stop's edge along the perpendicular (the rows the indicators then
+                            // place are read along their own lines).
+                            let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
+                            let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
+                            let across = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
+                            let b = a.compactMap { AztecReader.intersect(($0, across), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
+                            guard b.count == 2 else { continue }
+                            // The modules along the perpendicular: the scan line's, shortened by the slant.
+                            let length = (across.x * across.x + across.y * across.y).squareRoot()
+                            guard length > 0 else { continue }
+                            let g = f * abs(horizontal ? across.x : across.y) / length
+                            candidates.append((a, b, (s.module + t.module) / 2 * g, s.module * g, t.module * g))
+                        }
+                    }
+                    // A chain over at least eight lines with no partner: its edge's perpendicular,
+                    // in the reading direction, carries the rows.
+                    for c in starts + stops where c.hits.count >= 8 && !paired.contains(c.first.line * 100_003 + Int(c.first.edge)) {
+                        let isStart = c.first.isStart
+                        func p(_ line: Int, _ edge: Double) -> Point {
+                            let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
+                            return Point(x: q.x * scale.0, y: q.y * scale.1)
+                        }
+                        let e0 = p(c.first.line, c.first.edge), e1 = p(c.last.line, c.last.edge)
+                        let ex = e1.x - e0.x, ey = e1.y - e0.y
+                        let n = (ex * ex + ey * ey).squareRoot()
+                        guard n > 0 else { continue }
+                        var u = Point(x: -ey / n, y: ex / n)
+                        let along = horizontal ? u.x : u.y
+                        if (along < 0) == forwards { u = Point(x: -u.x, y: -u.y) }
+                        // The module along the perpendicular: the scan line's, shortened by the slant.
+                        let m = c.module * (horizontal ? scale.0 : scale.1) * abs(along)
+                        guard abs(along) > 0.7, m > 0 else { continue }
+                        let reach = 100 * m
+                        if isStart {
+                            oneSided.append(([e0, e1], [e0, e1].map { Point(x: $0.x + u.x * reach, y: $0.y + u.y * reach) }, m, .start))
+                        } else {
+                            oneSided.append(([e0, e1].map { Point(x: $0.x - u.x * reach, y: $0.y - u.y * reach) }, [e0, e1], m, .stop))
                         }
                     }
                 }
