@@ -61,35 +61,35 @@ enum PDF417Locator {
         return u
     }
 
-    /// The runs of one line (`r`, its prefix sums `p`) into `widths`, `starts` and `dark`: a pixel is
-    /// dark when darker than the mean of the `half` pixels either way by 4 levels, or, no lighter
-    /// than that mean, darker than `darkest`. Returns whether the second rule made a pixel dark.
-    static func runs(
-        _ r: UnsafeBufferPointer<Int32>, _ p: UnsafeBufferPointer<Int32>, half: Int, darkest: Int32,
-        widths: inout [Int32], starts: inout [Int32], dark: inout [Bool]
-    ) -> Bool {
-        widths.removeAll(keepingCapacity: true)
-        starts.removeAll(keepingCapacity: true)
-        dark.removeAll(keepingCapacity: true)
-        let length = r.count
-        var prev = false, runStart = 0, widened = false
-        for i in 0..<length {
-            let a = i > half ? i - half : 0, b = i + half + 1 < length ? i + half + 1 : length
-            let span = Int32(b - a), sum = p[b] - p[a], v = r[i]
-            var d = v * span < sum - 4 * span
-            if !d && v < darkest && v * span <= sum {
-                d = true
-                widened = true
+    /// Inside a bar wider than the threshold's window (a start pattern's 8 modules where the symbol
+    /// fills a short line) the window's mean is the bar's own grey, and the bar is cut into a dark
+    /// run, a light one and a dark one. Such a light run, of 2 pixels or more, whose middle is no
+    /// lighter than the middles of the dark runs either side (within 8 levels), is joined with them:
+    /// a true space is lighter than the bars around it. MicroPDF417 has no wide bar: its sides are
+    /// looked for in the runs before.
+    static func joinSplitBars(_ r: [Int32], _ widths: inout [Int32], _ starts: inout [Int32], _ dark: inout [Bool]) {
+        let n = widths.count
+        guard n >= 3 else { return }
+        func middle(_ k: Int) -> Int32 { r[Int(starts[k] + widths[k] / 2)] }
+        // Runs kept are moved down to `kept`; a joined bar grows in place.
+        var kept = 1, k = 1
+        while k < n {
+            if k + 1 < n, !dark[k], dark[kept - 1], dark[k + 1], widths[k] >= 2,
+                middle(k) <= min(r[Int(starts[kept - 1] + widths[kept - 1] / 2)], middle(k + 1)) + 8
+            {
+                widths[kept - 1] += widths[k] + widths[k + 1]
+                k += 2
+                continue
             }
-            if i == 0 { prev = d; continue }
-            if d != prev {
-                widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
-                runStart = i
-                prev = d
-            }
+            widths[kept] = widths[k]
+            starts[kept] = starts[k]
+            dark[kept] = dark[k]
+            kept += 1
+            k += 1
         }
-        widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
-        return widened
+        widths.removeLast(n - kept)
+        starts.removeLast(n - kept)
+        dark.removeLast(n - kept)
     }
 
     /// Scans `count` lines of `length` pixels (`pixel(line, i)`), every `step` lines, for the
@@ -109,36 +109,23 @@ enum PDF417Locator {
             widths.removeAll(keepingCapacity: true)
             starts.removeAll(keepingCapacity: true)
             dark.removeAll(keepingCapacity: true)
-            var prev = false, widened = false
+            var prev = false
             var runStart = 0
             row.withUnsafeMutableBufferPointer { r in
                 prefix.withUnsafeMutableBufferPointer { p in
                     var acc: Int32 = 0
-                    var lo: Int32 = 255, hi: Int32 = 0
                     p[0] = 0
                     for i in 0..<length {
                         let v = Int32(px[base + i * pixelStride])
                         r[i] = v
                         acc += v
                         p[i + 1] = acc
-                        lo = min(lo, v)
-                        hi = max(hi, v)
                     }
-                    // Inside a bar wider than the window (a start pattern's 8 modules where the
-                    // symbol fills a short line) the window's mean is the bar's own: for PDF417, a
-                    // pixel no lighter than its window's mean and in the darkest eighth of the
-                    // line's range is dark too. A thin space is lighter than the bars around it, so
-                    // stays light.
-                    let darkest = pdf417 ? lo + (hi - lo) / 8 : -1
                     for i in 0..<length {
                         let a = i > half ? i - half : 0, b = i + half + 1 < length ? i + half + 1 : length
-                        let span = Int32(b - a), sum = p[b] - p[a], v = r[i]
+                        let span = Int32(b - a)
                         // Darker than the window's mean by 4 levels, without dividing.
-                        var d = v * span < sum - 4 * span
-                        if !d && v < darkest && v * span <= sum {
-                            d = true
-                            widened = true
-                        }
+                        let d = r[i] * span < p[b] - p[a] - 4 * span
                         if i == 0 { prev = d; continue }
                         if d != prev {
                             widths.append(Int32(i - runStart)); starts.append(Int32(runStart)); dark.append(prev)
@@ -149,29 +136,20 @@ enum PDF417Locator {
                 }
             }
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
+            guard widths.count >= 9 else { continue }
             // MicroPDF417's sides, on every other line scanned (its rows are at least two modules
-            // high and a symbol at least four rows). MicroPDF417 has no wide bar: where the rule
-            // above made a pixel dark, its sides are looked for in the runs without it.
-            if micro && (line / step) % 2 == 0 {
-                var (mw, ms, md) = (widths, starts, dark)
-                if widened {
-                    row.withUnsafeBufferPointer { r in
-                        prefix.withUnsafeBufferPointer { p in
-                            _ = Self.runs(r, p, half: half, darkest: -1, widths: &mw, starts: &ms, dark: &md)
-                        }
-                    }
-                }
-                if mw.count >= 15 {
-                    mw.withUnsafeBufferPointer { w in
-                        ms.withUnsafeBufferPointer { st in
-                            MicroPDF417Locator.edges(w, starts: st, dark: md, line: line, forward: &microForward, backward: &microBackward)
-                        }
+            // high and a symbol at least four rows).
+            if micro && widths.count >= 15 && (line / step) % 2 == 0 {
+                widths.withUnsafeBufferPointer { w in
+                    starts.withUnsafeBufferPointer { st in
+                        MicroPDF417Locator.edges(w, starts: st, dark: dark, line: line, forward: &microForward, backward: &microBackward)
                     }
                 }
             }
+            guard pdf417 else { continue }
+            Self.joinSplitBars(row, &widths, &starts, &dark)
             let n = widths.count
             guard n >= 9 else { continue }
-            guard pdf417 else { continue }
             widths.withUnsafeBufferPointer { w in
                 for i in 0..<(n - 7) {
                     // Forwards: start and stop begin with a bar; backwards the start begins with its
