@@ -75,7 +75,7 @@ enum PDF417Locator {
         var kept = 1, k = 1
         while k < n {
             if k + 1 < n, !dark[k], dark[kept - 1], dark[k + 1], widths[k] >= 2,
-                middle(k) <= min(r[Int(starts[kept - 1] + widths[kept - 1] / 2)], middle(k + 1)) + 8
+                middle(k) <= min(middle(kept - 1), middle(k + 1)) + 8
             {
                 widths[kept - 1] += widths[k] + widths[k + 1]
                 k += 2
@@ -136,7 +136,6 @@ enum PDF417Locator {
                 }
             }
             widths.append(Int32(length - runStart)); starts.append(Int32(runStart)); dark.append(prev)
-            guard widths.count >= 9 else { continue }
             // MicroPDF417's sides, on every other line scanned (its rows are at least two modules
             // high and a symbol at least four rows).
             if micro && widths.count >= 15 && (line / step) % 2 == 0 {
