@@ -82,6 +82,13 @@ def main():
     m = modules(text, (7, 43), "M")
     save("inverted-tight", Image.fromarray(255 - np.array(picture(m, 2, quiet=0))), text)
 
+    # One pixel a module, as a small label photographed from afar: the finder's rings are a pixel
+    # wide, so a sample half a pixel off its centre falls between two modules.
+    text = "One pixel"
+    save("one-pixel-9x59", picture(modules(text, (9, 59)), 1), text)
+    text = "12345678901234"
+    save("one-pixel-13x43", picture(modules(text, (13, 43), "H"), 1, quiet=4), text)
+
     # Damaged within correction: an R11x43-M symbol (12 check codewords, up to 6 errors) with a
     # 2 × 3 block of data modules inverted (at most 3 codewords).
     text = "Damaged R11x43"

@@ -38,8 +38,6 @@ struct ReadSession {
     var finders: [FinderPattern] = []
     /// The indices in `finders` already read as a Micro QR Code's, or tried.
     var microQRTried = Set<Int>()
-    /// Lone small finders read again enlarged (``enlargedMicroQR(_:_:_:)``), at most four a photo.
-    var microQREnlarged = 0
     /// The indices in `finders` already read as an rMQR's, or tried.
     var rmqrTried = Set<Int>()
     /// Levels made so far, with their scale to work coordinates.
@@ -952,38 +950,13 @@ struct ReadSession {
             if found.contains(where: { $0.contains(center) }) { continue }
             let logger = self.logger
             let log: ((String) -> Void)? = debug ? { logger.trace("\($0)") } : nil
-            guard let (decoded, corners) = read(work, center, f.module, log) ?? enlargedMicroQR(symbology, f, log) else { continue }
+            // The finder's centre counts pixels from their centres; the readers sample from pixels' corners.
+            let sampled = Point(x: f.x + 0.5, y: f.y + 0.5)
+            guard let (decoded, corners) = read(work, sampled, f.module, log) else { continue }
             if debug { debugLog("\(symbology.rawValue) version \(decoded.version) at (\(Int(f.x)),\(Int(f.y)))") }
             let raw = RawSymbol(symbology: symbology, bytes: decoded.stream.bytes, points: [], quality: 1, isGS1: decoded.stream.gs1, qr: decoded)
             add(raw, corners: corners, module: f.module)
         }
-    }
-
-    /// A Micro QR Code whose finder has modules under two pixels, read again in the patch around it
-    /// (the largest symbol, 17 modules, either way from the finder, and a quiet zone) enlarged to
-    /// four pixels a module or more: at one pixel a module the finder's rings fall between pixels.
-    /// Only a lone finder (no other of its size within 25 modules, as a QR Code's three are), and at
-    /// most four a photo: a photo of many small QR Codes has hundreds of small finders.
-    mutating func enlargedMicroQR(_ symbology: Symbology, _ f: FinderPattern, _ log: ((String) -> Void)?) -> (DecodedQR, [Point])? {
-        guard symbology == .microqr, f.module < 2, microQREnlarged < 4 else { return nil }
-        let reachOfThree = 25 * f.module
-        let lone = !finders.contains { g in
-            (g.x != f.x || g.y != f.y) && g.isSized(like: f) && abs(g.x - f.x) <= reachOfThree && abs(g.y - f.y) <= reachOfThree
-        }
-        guard lone else { return nil }
-        microQREnlarged += 1
-        let factor = Int((4 / max(f.module, 0.5)).rounded(.up))
-        let reach = Int((19 * f.module).rounded(.up)) + 2
-        let x0 = max(0, Int(f.x) - reach), y0 = max(0, Int(f.y) - reach)
-        let patch = work.cropped(x: x0, y: y0, width: 2 * reach, height: 2 * reach)
-        guard patch.width > 0, patch.height > 0 else { return nil }
-        let big = Imaging.upscaled(patch, by: factor)
-        let k = Double(factor)
-        // The finder's centre counts pixels from their centres; the enlarged patch's from their corners.
-        let centre = Point(x: (f.x + 0.5 - Double(x0)) * k, y: (f.y + 0.5 - Double(y0)) * k)
-        log?("microqr: finder of \(f.module) pixels a module read again enlarged \(factor)×")
-        guard let (decoded, corners) = MicroQR.read(big, center: centre, module: f.module * k, log: log) else { return nil }
-        return (decoded, corners.map { Point(x: $0.x / k + Double(x0), y: $0.y / k + Double(y0)) })
     }
 
     /// Adds a code Seer decoded itself from the grid `h` maps.

@@ -87,7 +87,8 @@ struct RMQRTests {
     @Test(
         "symbols in pictures read as exactly their text",
         arguments: ["r7x43-M", "r7x139-H", "r11x27-M", "r17x139-M", "long-numeric-17x139-H", "long-byte-15x139-M",
-                    "turned-90", "turned-7", "mirrored", "inverted", "inverted-tight", "perspective", "damaged"])
+                    "turned-90", "turned-7", "mirrored", "inverted", "inverted-tight", "perspective", "damaged",
+                    "one-pixel-9x59", "one-pixel-13x43"])
     func readsExactly(_ name: String) throws {
         let symbols = Self.rmqr(try Self.image(name))
         #expect(symbols.map(\.text) == [try Self.expected(name)], "\(name)")
