@@ -559,16 +559,37 @@ extension ReadSession {
                             }
                             let f = horizontal ? scale.0 : scale.1
                             let (sSlope, sEdge) = PDF417Locator.line(s), (tSlope, tEdge) = PDF417Locator.line(t)
+                            // The rows run across the start's edge: each end of the start's edge
+                            // `a` is read towards the stop's edge along the perpendicular, with the
+                            // modules of the scan line shortened by the slant.
+                            func acrossFrom(_ a: [Point]) -> (b: [Point], module: Double)? {
+                                let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
+                                let across = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
+                                let b = a.compactMap { AztecReader.intersect(($0, across), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
+                                let length = (across.x * across.x + across.y * across.y).squareRoot()
+                                guard b.count == 2, length > 0 else { return nil }
+                                return (b, f * abs(horizontal ? across.x : across.y) / length)
+                            }
                             if overlap >= 2 * step {
                                 let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
                                 guard span > 60 * s.module else { continue }
+                                paired.insert(s.first.line * 100_003 + Int(s.first.edge))
+                                paired.insert(t.first.line * 100_003 + Int(t.first.edge))
                                 // The lines both patterns cross, extended half a step.
                                 let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
                                 let a = [p(top, sEdge(top)), p(bottom, sEdge(bottom))]
                                 let b = [p(top, tEdge(top)), p(bottom, tEdge(bottom))]
                                 candidates.append((a, b, (s.module + t.module) / 2 * f, s.module * f, t.module * f))
-                                paired.insert(s.first.line * 100_003 + Int(s.first.edge))
-                                paired.insert(t.first.line * 100_003 + Int(t.first.edge))
+                                // A symbol turned a few degrees: a scan line that meets the start
+                                // in one row meets the stop rows away (by its length times the
+                                // edges' slope). Next, then, the rows read across the start's edge,
+                                // over the whole of it.
+                                if span * max(abs(sSlope), abs(tSlope)) > 2 * s.module {
+                                    let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
+                                    if let (b, g) = acrossFrom(a) {
+                                        candidates.append((a, b, (s.module + t.module) / 2 * g, s.module * g, t.module * g))
+                                    }
+                                }
                                 continue
                             }
                             // A long symbol turned near 45°: its start and its stop cross no scan
@@ -587,18 +608,10 @@ extension ReadSession {
                             let tRange = (along(t.first.line, tEdge(t.first.line)), along(t.last.line, tEdge(t.last.line)))
                             let common = min(max(sRange.0, sRange.1), max(tRange.0, tRange.1)) - max(min(sRange.0, sRange.1), min(tRange.0, tRange.1))
                             guard common >= min(abs(sRange.1 - sRange.0), abs(tRange.1 - tRange.0)) / 3 else { continue }
-                            // The rows run across the start's edge: each end of it is read towards
-                            // the stop's edge along the perpendicular (the rows the indicators then
+                            // The rows run across the start's edge (the rows the indicators then
                             // place are read along their own lines).
                             let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
-                            let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
-                            let across = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
-                            let b = a.compactMap { AztecReader.intersect(($0, across), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
-                            guard b.count == 2 else { continue }
-                            // The modules along the perpendicular: the scan line's, shortened by the slant.
-                            let length = (across.x * across.x + across.y * across.y).squareRoot()
-                            guard length > 0 else { continue }
-                            let g = f * abs(horizontal ? across.x : across.y) / length
+                            guard let (b, g) = acrossFrom(a) else { continue }
                             candidates.append((a, b, (s.module + t.module) / 2 * g, s.module * g, t.module * g))
                         }
                     }

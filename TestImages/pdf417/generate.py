@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PDF417 symbols for `PDF417Tests`, written next to this script with their texts: a symbol seen at
 a slant (its near end larger than its far one), symbols cut through their stop or start pattern
-by the picture's edge, one of a single column filling its picture, and a flat one of three rows.
+by the picture's edge, one of a single column filling its picture, a flat one of three rows, and a
+long one turned 6°.
 
 The symbols come from the `pdf417gen` encoder (`pip install pdf417gen pillow numpy`), so the images
 do not depend on Seer's own reading of the standard. Everything is drawn deterministically: fixed
@@ -60,6 +61,12 @@ def main():
     # Flat: three rows of thirty columns, under 30 pixels tall once the picture is halved.
     text = "A flat symbol: three rows of thirty columns and more, read across the rows, every one of them, at last"
     save("pdf417-flat", symbol(text, columns=30, level=2, padding=30), text)
+
+    # Turned 6°, long and low: a scan line that meets the start pattern in one row meets the stop
+    # pattern five rows away.
+    text = "Turned 6 degrees, 6 columns long, rows 3 modules tall"
+    img = symbol(text, columns=6, level=2, padding=24)
+    save("pdf417-turned-6deg", img.rotate(6, resample=Image.BICUBIC, expand=True, fillcolor=255), text)
 
     text = "Cut through its start pattern"
     img = symbol(text, columns=4, level=3, padding=24)
