@@ -1,3 +1,4 @@
+import Foundation
 import SeerImage
 
 /// Finds MicroPDF417 symbols by their two sides on the lines PDF417's locator scans: the left side a
@@ -109,19 +110,6 @@ enum MicroPDF417Locator {
         }
     }
 
-    /// A chain's edge on `line`: the least-squares line of its hits' edges.
-    static func edge(_ c: PDF417Locator.Chain, at line: Int) -> Double {
-        let n = Double(c.hits.count)
-        let ml = c.hits.map { Double($0.line) }.reduce(0, +) / n
-        let me = c.hits.map(\.edge).reduce(0, +) / n
-        var sxy = 0.0, sxx = 0.0
-        for h in c.hits {
-            sxy += (Double(h.line) - ml) * (h.edge - me)
-            sxx += (Double(h.line) - ml) * (Double(h.line) - ml)
-        }
-        return me + (sxx > 0 ? sxy / sxx : 0) * (Double(line) - ml)
-    }
-
     /// What one line across a candidate showed: its RAP numbers and codewords.
     struct LineRead {
         var t: Double
@@ -186,20 +174,47 @@ extension ReadSession {
                 for t in rights {
                     // A pair of sides is tried only when each read a codeword on some line.
                     guard strongOnly || (s.hits.contains(where: \.strong) && t.hits.contains(where: \.strong)) else { continue }
-                    let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
-                    guard bottom - top >= 2 * step else { continue }
                     let ratio = s.module / t.module
                     guard ratio > 0.7, ratio < 1.4 else { continue }
                     let u = (s.module + t.module) / 2
-                    let span = (MicroPDF417Locator.edge(t, at: top) - MicroPDF417Locator.edge(s, at: top)) * (forwards ? 1 : -1)
-                    guard span > 30 * u, span < 115 * u else { continue }
+                    let (sSlope, sEdge) = PDF417Locator.line(s), (tSlope, tEdge) = PDF417Locator.line(t)
                     func p(_ line: Int, _ edge: Double) -> Point {
                         let q = horizontal ? Point(x: edge, y: Double(line)) : Point(x: Double(line), y: edge)
                         return Point(x: q.x * scale.0, y: q.y * scale.1)
                     }
-                    let a = [p(top, MicroPDF417Locator.edge(s, at: top)), p(bottom, MicroPDF417Locator.edge(s, at: bottom))]
-                    let b = [p(top, MicroPDF417Locator.edge(t, at: top)), p(bottom, MicroPDF417Locator.edge(t, at: bottom))]
+                    // The rows read across the left side's edge, over the whole of it, towards the
+                    // right side's along the perpendicular (PDF417's turned symbols).
+                    func across() {
+                        let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
+                        let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
+                        let d = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
+                        let b = a.compactMap { AztecReader.intersect(($0, d), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
+                        let length = (d.x * d.x + d.y * d.y).squareRoot()
+                        guard b.count == 2, length > 0 else { return }
+                        // One hit fewer: after the pair read along the scan lines, when there is one.
+                        out.append((a, b, u * (horizontal ? scale.0 : scale.1) * abs(horizontal ? d.x : d.y) / length, s.hits.count + t.hits.count - 1))
+                    }
+                    let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
+                    let sign = forwards ? 1.0 : -1.0
+                    guard bottom - top >= 2 * step else {
+                        // Sides no scan line crosses both of: a symbol turned so that the lines
+                        // through one side pass above or below the other. They pair when their
+                        // edges run alike and lie a symbol's width apart along the lines.
+                        guard s.hits.count >= 4, t.hits.count >= 4, abs(atan(sSlope) - atan(tSlope)) < 0.3 else { continue }
+                        let sMid = (s.first.line + s.last.line) / 2, tMid = (t.first.line + t.last.line) / 2
+                        let spans = [(tEdge(sMid) - sEdge(sMid)) * sign, (tEdge(tMid) - sEdge(tMid)) * sign]
+                        guard spans.allSatisfy({ $0 > 30 * u && $0 < 115 * u }) else { continue }
+                        across()
+                        continue
+                    }
+                    let span = (tEdge(top) - sEdge(top)) * sign
+                    guard span > 30 * u, span < 115 * u else { continue }
+                    let a = [p(top, sEdge(top)), p(bottom, sEdge(bottom))]
+                    let b = [p(top, tEdge(top)), p(bottom, tEdge(bottom))]
                     out.append((a, b, u * (horizontal ? scale.0 : scale.1), s.hits.count + t.hits.count))
+                    // A symbol turned a few degrees: a scan line that meets the left side in one row
+                    // meets the right side rows away.
+                    if span * max(abs(sSlope), abs(tSlope)) > 2 * u { across() }
                 }
             }
         }

@@ -8,6 +8,7 @@ NAME.png with its text in NAME.txt. Deterministic: the same writer gives the sam
 - `mpdf-1col`, `mpdf-2col`, `mpdf-3col`, `mpdf-4col`: one symbol of each width.
 - `mpdf-4col-turned`: the 4-column symbol upside down.
 - `mpdf-3col-tilted`: the 3-column symbol turned 5° (its rows cross the scan lines).
+- `mpdf-3col-turned-12`: a 3-column symbol turned 12° (no scan line crosses both its sides).
 - `mpdf-2col-damaged`: three codewords' modules inverted (within what its check codewords correct).
 - `mpdf-1col-destroyed`: six of the eleven rows' codewords inverted (beyond it): no reading.
 """
@@ -66,6 +67,7 @@ def main():
         save(f"mpdf-{columns}col", symbol(text, columns), text)
     save("mpdf-4col-turned", symbol(texts[4], 4), texts[4], turn=True)
     save("mpdf-3col-tilted", symbol(texts[3], 3), texts[3], tilt=5)
+    save("mpdf-3col-turned-12", symbol("Turned 12 degrees", 3), "Turned 12 degrees", tilt=12)
     two = symbol(texts[2], 2)
     save("mpdf-2col-damaged", invert(two, 2, [(1, 0), (4, 1), (9, 0)]), texts[2])
     one = symbol(texts[1], 1)
