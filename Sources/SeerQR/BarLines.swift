@@ -108,14 +108,16 @@ extension ReadSession {
                 decoded += lines(
                     centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }, turnedBox: true, decode: decode)
             }
-            // Where no line's elements hold a symbol, EAN-13 and UPC-A from the grey levels
+            // Where no line's elements hold a symbol, EAN-13, UPC-A and EAN-8 from the grey levels
             // themselves (blur merging thin bars and spaces).
-            if greyLevels && decoded.isEmpty && !outOfTime && options.symbologies.contains(where: { $0 == .ean13 || $0 == .upca }) {
+            let ean13 = options.symbologies.contains(where: { $0 == .ean13 || $0 == .upca }), ean8 = options.symbologies.contains(.ean8)
+            if greyLevels && decoded.isEmpty && !outOfTime && (ean13 || ean8) {
                 decoded += lines(
                     centre: centre, angle: patch.angle, width: x1 - x0, height: y1 - y0, reach: { 1.4 * $0 + 24 }, turnedBox: turned,
                     decode: { _ in [] },
                     values: { values, offset, width in
-                        LinearCheck.decodeBySynthesis(values, offset: offset, width: width).map { ($0.symbology, $0.text, false, $0.from, $0.to) }
+                        LinearCheck.decodeBySynthesis(values, offset: offset, width: width, ean13: ean13, ean8: ean8)
+                            .map { ($0.symbology, $0.text, false, $0.from, $0.to) }
                     })
             }
         }

@@ -2,15 +2,16 @@
 import Glibc
 #endif
 
-/// EAN-13 and UPC-A decoded from a line's grey levels by rendering, where blur has merged the
-/// edges of thin bars and spaces so that no run of the line's elements holds the symbol's 59.
+/// EAN-13, UPC-A and EAN-8 decoded from a line's grey levels by rendering, where blur has merged
+/// the edges of thin bars and spaces so that no run of the line's elements holds the symbol's 59
+/// (43 for EAN-8).
 ///
 /// The symbol's three guards are found first, each where a rendering of it with its known
 /// neighbours (quiet zone, a digit's first or last module) fits the line best; they give each
 /// half's module. Each digit is then the code whose rendering, between the modules that must
 /// stand beside it, fits the line best, and it must fit well and clearly better than any other.
-/// The parities give the first digit, the check digit must hold, and the quiet zones must be
-/// light. As for readings from the elements, a symbol is reported only when two lines of its
+/// An EAN-13's parities give its first digit (an EAN-8's left digits are all odd), the check
+/// digit must hold, and the quiet zones must be light. As for readings from the elements, a symbol is reported only when two lines of its
 /// patch decode it and no line decodes another in its place (``ReadSession``'s bar lines).
 extension LinearCheck {
     /// The least correlation of a guard's or digit's rendering with the line.
@@ -20,35 +21,38 @@ extension LinearCheck {
     /// The stretches tried on one line, in each direction.
     static let synthesisCandidates = 6
 
-    /// The EAN-13 symbols (UPC-A as EAN-13 with a first 0) decoded from `values`, samples one pixel
-    /// apart whose first lies at `offset` along the line, read in both directions; `width` is the
-    /// extent the patch of bars shows across them.
-    static func decodeBySynthesis(_ values: [Double], offset: Double, width: Double) -> [LineSymbol] {
+    /// The EAN-13 symbols (UPC-A as EAN-13 with a first 0) and, with `ean8`, EAN-8 symbols decoded
+    /// from `values`, samples one pixel apart whose first lies at `offset` along the line, read in
+    /// both directions; `width` is the extent the patch of bars shows across them.
+    static func decodeBySynthesis(_ values: [Double], offset: Double, width: Double, ean13: Bool = true, ean8: Bool = false) -> [LineSymbol] {
         var out: [LineSymbol] = []
         let n = Double(values.count)
+        let layouts = (ean13 ? [6] : []) + (ean8 ? [4] : [])
         for reversed in [false, true] {
             let v = reversed ? Array(values.reversed()) : values
-            for found in synthesisRuns(v, module: width / 95) where !out.contains(where: { $0.digits == found.digits }) {
-                // Back to the line's own coordinates and direction.
-                let from = reversed ? n - found.to : found.from, to = reversed ? n - found.from : found.to
-                out.append(LineSymbol(symbology: .ean13, digits: found.digits, from: offset + from, to: offset + to))
+            for half in layouts {
+                for found in synthesisRuns(v, module: width / Double(14 * half + 11), half: half) where !out.contains(where: { $0.digits == found.digits }) {
+                    // Back to the line's own coordinates and direction.
+                    let from = reversed ? n - found.to : found.from, to = reversed ? n - found.from : found.to
+                    out.append(LineSymbol(symbology: found.symbology, digits: found.digits, from: offset + from, to: offset + to))
+                }
             }
         }
         return out
     }
 
-    /// A stretch of the line that may hold a symbol: a bar after a light run, and a later bar
-    /// before one, 95 modules of 1 pixel or more apart (sample coordinates).
-    /// Those of modules between 0.6 and 1.6 times `expected` (the patch's own width over 95; a patch
-    /// may miss blurred bars at an end, or join a neighbour), the nearest few.
-    private static func candidates(_ values: [Double], expected: Double) -> [(start: Double, module: Double)] {
+    /// A stretch of the line that may hold a symbol of `modules` (95, or 67 for EAN-8): a bar after
+    /// a light run, and a later bar before one, that many modules of 1 pixel or more apart (sample
+    /// coordinates). Those of modules between 0.6 and 1.6 times `expected` (the patch's own width
+    /// over `modules`; a patch may miss blurred bars at an end, or join a neighbour), the nearest few.
+    private static func candidates(_ values: [Double], expected: Double, modules: Int) -> [(start: Double, module: Double)] {
         let e = elements(values, offset: 0, radius: 8)
         guard e.count >= 20 else { return [] }
         var out: [(start: Double, module: Double)] = []
         for i in 1..<(e.count - 1) where e[i].isBar && !e[i - 1].isBar {
             for j in stride(from: i + 14, to: min(e.count - 1, i + 72), by: 1) where e[j].isBar && !e[j + 1].isBar {
                 let width = e[j].start + e[j].width - e[i].start
-                let module = width / 95
+                let module = width / Double(modules)
                 guard module >= 1, module >= 0.6 * expected, module <= 1.6 * expected, e[i - 1].width >= 2 * module, e[j + 1].width >= 2 * module else { continue }
                 if out.contains(where: { abs($0.start - e[i].start) < 0.5 * module && abs($0.module / module - 1) < 0.01 }) { continue }
                 out.append((e[i].start, module))
@@ -83,14 +87,17 @@ extension LinearCheck {
         return best
     }
 
-    /// The symbols read left to right in `values` (sample coordinates).
-    private static func synthesisRuns(_ values: [Double], module expected: Double) -> [LineSymbol] {
+    /// The symbols of `half` digits a half (6: EAN-13, 4: EAN-8) read left to right in `values`
+    /// (sample coordinates).
+    private static func synthesisRuns(_ values: [Double], module expected: Double, half: Int) -> [LineSymbol] {
         var out: [LineSymbol] = []
         // The start guard with the quiet zone before it and the first digit's first module (a
         // space) after; the centre guard between the last left digit's bar and the first right
         // digit's; the end guard after the last digit's space, and the quiet zone.
         let startGuard = bits("0001010"), centreGuard = bits("1010101"), endGuard = bits("0101000")
-        for candidate in candidates(values, expected: expected) {
+        // The centre guard's first module, and the end guard's (module 0 is the start guard's).
+        let centreModule = 7 * half + 3, endModule = 14 * half + 8
+        for candidate in candidates(values, expected: expected, modules: endModule + 3) {
             let m0 = candidate.module
             // The start guard's place and the blur.
             var start = (x: 0.0, fit: -2.0), sigma = 0.0
@@ -100,39 +107,40 @@ extension LinearCheck {
             }
             guard start.fit >= synthesisFit else { continue }
             let s = start.x + 3 * m0
-            // The centre guard 45 modules on, within 4 % of the module; the end guard 47 modules
-            // past it at the left half's module within 6 %.
-            let centre = place(values, centreGuard, around: s + 44 * m0, reach: 1.8 * m0, module: m0, sigma: sigma)
+            // The centre guard 45 modules on (31 in EAN-8), within 4 % of the module; the end
+            // guard 47 modules past it (33) at the left half's module within 6 %.
+            let centre = place(values, centreGuard, around: s + Double(centreModule - 1) * m0, reach: 1.8 * m0, module: m0, sigma: sigma)
             guard centre.fit >= synthesisFit else { continue }
             let c = centre.x + m0
-            let left = (c - s) / 45
-            let end = place(values, endGuard, around: c + 46 * left, reach: 2.8 * left, module: left, sigma: sigma)
+            let left = (c - s) / Double(centreModule)
+            let end = place(values, endGuard, around: c + Double(endModule - centreModule - 1) * left, reach: 2.8 * left, module: left, sigma: sigma)
             guard end.fit >= synthesisFit else { continue }
             let e = end.x + left
-            let right = (e - c) / 47
+            let right = (e - c) / Double(endModule - centreModule)
             guard abs(right / left - 1) < 0.12, left >= 0.9 else { continue }
             // Each digit between its known neighbours (a left digit after a bar and before a space,
             // a right one after a space and before a bar), then again within the whole symbol
             // rendered with the other digits as first read, over the digit and three modules each
             // side: blur of a module or so reaches past the neighbouring module.
-            var codes = [[Bool]](repeating: [], count: 12)
-            var digits = [Int](repeating: 0, count: 12), parities = [Bool](repeating: false, count: 12)
+            var codes = [[Bool]](repeating: [], count: 2 * half)
+            var digits = [Int](repeating: 0, count: 2 * half), parities = [Bool](repeating: false, count: 2 * half)
             var clear = true
             for round in 0..<3 {
-                for k in 0..<12 {
-                    let isRight = k >= 6
-                    let first = isRight ? c + (5 + 7 * Double(k - 6)) * right : s + (3 + 7 * Double(k)) * left
+                for k in 0..<(2 * half) {
+                    let isRight = k >= half
+                    let first = isRight ? c + (5 + 7 * Double(k - half)) * right : s + (3 + 7 * Double(k)) * left
                     let module = isRight ? right : left
                     var best = (digit: -1, even: false, fit: -2.0), second = -2.0
                     var symbol: [Bool] = []
-                    let firstModule = isRight ? 50 + 7 * (k - 6) : 3 + 7 * k
+                    let firstModule = isRight ? centreModule + 5 + 7 * (k - half) : 3 + 7 * k
                     if round > 0 {
                         symbol = startGuard.prefix(3) + startGuard.suffix(4).dropLast()
-                        for j in 0..<12 { symbol += codes[j]; if j == 5 { symbol += centreGuard.dropFirst().dropLast() } }
+                        for j in 0..<(2 * half) { symbol += codes[j]; if j == half - 1 { symbol += centreGuard.dropFirst().dropLast() } }
                         symbol += endGuard.dropFirst()
                     }
                     for d in 0..<10 {
-                        for even in isRight ? [false] : [false, true] {
+                        // EAN-8's left digits are odd (L) only.
+                        for even in isRight || half == 4 ? [false] : [false, true] {
                             let code = digitModules(d, even: even, right: isRight)
                             let f: Double
                             if round == 0 {
@@ -159,12 +167,19 @@ extension LinearCheck {
                 }
             }
             guard clear else { continue }
-            guard let firstDigit = ean13Parity.firstIndex(of: Array(parities.prefix(6))) else { continue }
-            let symbol = [firstDigit] + digits
+            let symbol: [Int]
+            if half == 6 {
+                guard let firstDigit = ean13Parity.firstIndex(of: Array(parities.prefix(6))) else { continue }
+                symbol = [firstDigit] + digits
+            } else {
+                symbol = digits
+            }
             guard checkDigitHolds(symbol) else { continue }
             let to = e + 3 * right
             guard quietZones(values, start: s, end: to, module: (left + right) / 2, sigma: sigma) else { continue }
-            if !out.contains(where: { $0.digits == symbol }) { out.append(LineSymbol(symbology: .ean13, digits: symbol, from: s, to: to)) }
+            if !out.contains(where: { $0.digits == symbol }) {
+                out.append(LineSymbol(symbology: half == 6 ? .ean13 : .ean8, digits: symbol, from: s, to: to))
+            }
         }
         return out
     }

@@ -52,6 +52,17 @@ struct EANConstructionTests {
         return m + [true, false, true]
     }
 
+    /// The 67 modules of an EAN-8 (its eight digits, the last the check digit).
+    static func ean8(_ text: String) -> [Bool] {
+        let d = text.compactMap(\.wholeNumberValue)
+        precondition(d.count == 8 && checkDigit(Array(d.prefix(7))) == d[7])
+        var m: [Bool] = [true, false, true]
+        for k in 0..<4 { m += digitModules(d[k], even: false, right: false) }
+        m += [false, true, false, true, false]
+        for k in 4..<8 { m += digitModules(d[k], even: false, right: true) }
+        return m + [true, false, true]
+    }
+
     /// The 51 modules of a UPC-E (number system 0), from its six digits; returns the 8-digit text too.
     static func upce(_ six: [Int]) -> (modules: [Bool], text: String) {
         // The UPC-A it stands for, for the check digit.

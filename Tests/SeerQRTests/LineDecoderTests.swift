@@ -143,7 +143,7 @@ struct LineDecoderTests {
     }
 }
 
-/// EAN-13 and UPC-A decoded from a line's grey levels by rendering (``LinearCheck/decodeBySynthesis(_:offset:width:)``),
+/// EAN-13, UPC-A and EAN-8 decoded from a line's grey levels by rendering (``LinearCheck/decodeBySynthesis(_:offset:width:ean13:ean8:)``),
 /// where blur merges thin bars and spaces.
 @Suite("1-D decoding from grey levels")
 struct GreyLevelDecoderTests {
@@ -165,6 +165,28 @@ struct GreyLevelDecoderTests {
         let width = 95 * 1.7
         #expect(LinearCheck.decodeBySynthesis(values, offset: 0, width: width).map(\.text) == [text])
         #expect(LinearCheck.decodeBySynthesis(values.reversed(), offset: 0, width: width).map(\.text) == [text])
+    }
+
+    @Test("a blurred EAN-8 whose thin bars and spaces merge reads from its grey levels, exactly, both ways, as EAN-8")
+    func blurredEAN8() {
+        let text = "96385074"
+        let values = Self.profile(E.ean8(text), module: 1.7, sigma: 1.1)
+        #expect(LinearCheck.decodeLine(LinearCheck.elements(values, offset: 0)).isEmpty, "the elements do not hold it")
+        let width = 67 * 1.7
+        for v in [values, values.reversed()] {
+            let read = LinearCheck.decodeBySynthesis(v, offset: 0, width: width, ean13: true, ean8: true)
+            #expect(read.map(\.text) == [text])
+            #expect(read.map(\.symbology) == [.ean8])
+        }
+        // Not asked for, not read.
+        #expect(LinearCheck.decodeBySynthesis(values, offset: 0, width: width).isEmpty)
+    }
+
+    @Test("the first 67 modules of a blurred EAN-13 are no EAN-8: its bars go on where an EAN-8's quiet zone would be")
+    func ean13IsNoEAN8() {
+        let values = Self.profile(E.ean13("4006359305465"), module: 1.7, sigma: 1.1)
+        let read = LinearCheck.decodeBySynthesis(values, offset: 0, width: 67 * 1.7, ean13: false, ean8: true)
+        #expect(read.isEmpty, "\(read.map(\.text))")
     }
 
     @Test("a blurred EAN-13 with one digit smudged over gives no reading")
