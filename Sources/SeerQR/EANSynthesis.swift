@@ -11,8 +11,9 @@ import Glibc
 /// half's module. Each digit is then the code whose rendering, between the modules that must
 /// stand beside it, fits the line best, and it must fit well and clearly better than any other.
 /// An EAN-13's parities give its first digit (an EAN-8's left digits are all odd), the check
-/// digit must hold, and the quiet zones must be light. As for readings from the elements, a symbol is reported only when two lines of its
-/// patch decode it and no line decodes another in its place (``ReadSession``'s bar lines).
+/// digit must hold, and the quiet zones must be light. As for readings from the elements, a
+/// symbol is reported only when two lines of its patch decode it and no line decodes another in
+/// its place (``ReadSession``'s bar lines).
 extension LinearCheck {
     /// The least correlation of a guard's or digit's rendering with the line.
     static let synthesisFit = 0.8

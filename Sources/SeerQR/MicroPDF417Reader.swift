@@ -186,13 +186,10 @@ extension ReadSession {
                     // right side's along the perpendicular (PDF417's turned symbols).
                     func across() {
                         let a = [p(s.first.line, sEdge(s.first.line)), p(s.last.line, sEdge(s.last.line))]
-                        let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
-                        let d = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
-                        let b = a.compactMap { AztecReader.intersect(($0, d), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
-                        let length = (d.x * d.x + d.y * d.y).squareRoot()
-                        guard b.count == 2, length > 0 else { return }
+                        let right = [p(t.first.line, tEdge(t.first.line)), p(t.last.line, tEdge(t.last.line))]
+                        guard let (b, shortening) = PDF417Locator.across(a, to: right, horizontal: horizontal) else { return }
                         // One hit fewer: after the pair read along the scan lines, when there is one.
-                        out.append((a, b, u * (horizontal ? scale.0 : scale.1) * abs(horizontal ? d.x : d.y) / length, s.hits.count + t.hits.count - 1))
+                        out.append((a, b, u * (horizontal ? scale.0 : scale.1) * shortening, s.hits.count + t.hits.count - 1))
                     }
                     let top = max(s.first.line, t.first.line), bottom = min(s.last.line, t.last.line)
                     let sign = forwards ? 1.0 : -1.0

@@ -206,6 +206,18 @@ enum PDF417Locator {
 }
 
 extension PDF417Locator {
+    /// The rows of a symbol turned against the scan lines run across its sides: each end of one
+    /// side's edge `a` carried along the perpendicular to the line through the other side's edge
+    /// `b` (two points of it), and the factor by which the perpendicular is shorter than the scan
+    /// line (rows of the image with `horizontal`, else columns) between the two edges.
+    static func across(_ a: [Point], to b: [Point], horizontal: Bool) -> (b: [Point], shortening: Double)? {
+        let d = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
+        let ends = a.compactMap { AztecReader.intersect(($0, d), (b[0], Point(x: b[1].x - b[0].x, y: b[1].y - b[0].y))) }
+        let length = (d.x * d.x + d.y * d.y).squareRoot()
+        guard ends.count == 2, length > 0 else { return nil }
+        return (ends, abs(horizontal ? d.x : d.y) / length)
+    }
+
     /// A chain's edge as a straight function of the scan line (least squares): its slope, and the
     /// edge at a line.
     static func line(_ c: Chain) -> (slope: Double, edge: (Int) -> Double) {
@@ -559,16 +571,10 @@ extension ReadSession {
                             }
                             let f = horizontal ? scale.0 : scale.1
                             let (sSlope, sEdge) = PDF417Locator.line(s), (tSlope, tEdge) = PDF417Locator.line(t)
-                            // The rows run across the start's edge: each end of the start's edge
-                            // `a` is read towards the stop's edge along the perpendicular, with the
-                            // modules of the scan line shortened by the slant.
+                            // The rows read across the start's edge `a` (its ends), towards the stop's.
                             func acrossFrom(_ a: [Point]) -> (b: [Point], module: Double)? {
-                                let t0 = p(t.first.line, tEdge(t.first.line)), t1 = p(t.last.line, tEdge(t.last.line))
-                                let across = Point(x: a[0].y - a[1].y, y: a[1].x - a[0].x)
-                                let b = a.compactMap { AztecReader.intersect(($0, across), (t0, Point(x: t1.x - t0.x, y: t1.y - t0.y))) }
-                                let length = (across.x * across.x + across.y * across.y).squareRoot()
-                                guard b.count == 2, length > 0 else { return nil }
-                                return (b, f * abs(horizontal ? across.x : across.y) / length)
+                                let stop = [p(t.first.line, tEdge(t.first.line)), p(t.last.line, tEdge(t.last.line))]
+                                return PDF417Locator.across(a, to: stop, horizontal: horizontal).map { ($0.b, f * $0.shortening) }
                             }
                             if overlap >= 2 * step {
                                 let span = (t.first.edge - s.first.edge) * (forwards ? 1 : -1)
