@@ -5,11 +5,14 @@ characters, two or three pixels a module, upright and clean. What `sweep2d.py` l
 each family in the writer's default shape only, and a symbol of one column, or of three rows and
 thirty columns, is read by other paths of the locator (docs/codes.md).
 
-    python3 Benchmarks/codes/pdf417shapes.py --out /tmp/pdf417shapes [--count 40] [--seed 17]
+With `--small` the same shapes are drawn as small as printers and screens draw them: a pixel a
+module, rows one to three pixels tall, and a quiet zone of none to four pixels.
+
+    python3 Benchmarks/codes/pdf417shapes.py --out /tmp/pdf417shapes [--count 40] [--seed 17] [--small]
     python3 Benchmarks/codes/codes.py --dataset codes2d --data /tmp/pdf417shapes --part all --verbose
 
-The output has the layout of codes-2d: `pdf417-shapes/N.png` and `micropdf417-shapes/N.png`, each with
-`N.txt` holding the payload.
+The output has the layout of codes-2d: `pdf417-shapes/N.png` and `micropdf417-shapes/N.png` (with
+`--small`, `pdf417-small/` and `micropdf417-small/`), each with `N.txt` holding the payload.
 """
 import argparse
 import os
@@ -35,10 +38,11 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--count", type=int, default=40, help="symbols per family")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--small", action="store_true", help="a pixel a module, rows 1-3 pixels tall")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     for family, (name, lengths, columns, rows) in SHAPES.items():
-        folder = os.path.join(args.out, f"{family}-shapes")
+        folder = os.path.join(args.out, f"{family}-{'small' if args.small else 'shapes'}")
         os.makedirs(folder, exist_ok=True)
         n = 0
         while n < args.count:
@@ -55,12 +59,20 @@ def main():
                 barcode = zxingcpp.create_barcode(text, getattr(zxingcpp.BarcodeFormat, name), **options)
             except Exception:
                 continue  # a shape the payload does not fit: draw another
-            modules = np.array(zxingcpp.write_barcode_to_image(barcode, scale=1, add_quiet_zones=True))
+            modules = np.array(zxingcpp.write_barcode_to_image(barcode, scale=1, add_quiet_zones=not args.small))
             if modules.ndim == 3:
                 modules = modules[..., 0]
-            scale = rng.choice([2, 3])
-            image = Image.fromarray(modules).resize((modules.shape[1] * scale, modules.shape[0] * scale), Image.NEAREST)
-            ImageOps.expand(image, border=8 * scale, fill=255).save(os.path.join(folder, f"{n}.png"))
+            if args.small:
+                # The symbol's rows (the writer repeats each), each drawn 1-3 pixels tall.
+                lines = [modules[0]] + [line for above, line in zip(modules, modules[1:]) if not np.array_equal(above, line)]
+                tall = rng.choice([1, 2, 3])
+                image = Image.fromarray(np.repeat(np.array(lines), tall, axis=0))
+                image = ImageOps.expand(image, border=rng.choice([0, 1, 2, 4]), fill=255)
+            else:
+                scale = rng.choice([2, 3])
+                image = Image.fromarray(modules).resize((modules.shape[1] * scale, modules.shape[0] * scale), Image.NEAREST)
+                image = ImageOps.expand(image, border=8 * scale, fill=255)
+            image.save(os.path.join(folder, f"{n}.png"))
             with open(os.path.join(folder, f"{n}.txt"), "w", encoding="utf-8") as handle:
                 handle.write(text)
             n += 1

@@ -250,9 +250,13 @@ extension ReadSession {
         let lineCount = min(300, max(16, Int(height * 1.2)))
         let ts = (0..<lineCount).map { -0.1 + 1.2 * (Double($0) + 0.5) / Double(lineCount) }
         return image.pixels.withUnsafeBufferPointer { px -> (PDF417Message, [Point])? in
-            func line(_ tl: Double, _ tr: Double, columns: Int) -> MicroPDF417Locator.LineRead {
+            /// `rows`: the variant's, once known; the samples beside the line then stay within a
+            /// quarter of a row of it (rows may be a pixel tall).
+            func line(_ tl: Double, _ tr: Double, columns: Int, rows: Int? = nil) -> MicroPDF417Locator.LineRead {
                 let modules = Double(MicroPDF417.width(columns: columns))
-                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules)
+                let (e, d) = PDF417Locator.boundaries(
+                    px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules,
+                    across: rows.map { min(1, 0.25 * height / Double($0)) })
                 return MicroPDF417Locator.read(edges: e, darkStarts: d, columns: columns, t: tl)
             }
             for columns in counts {
@@ -291,7 +295,7 @@ extension ReadSession {
                         let x = -1.0 + Double(step) / 10
                         let tl = tLeft(x), tr = tRight(x)
                         guard tl > -2, tl < 3, tr > -2, tr < 3 else { continue }
-                        let l = line(tl, tr, columns: columns)
+                        let l = line(tl, tr, columns: columns, rows: v.rows)
                         guard let row = MicroPDF417Locator.row(of: l, in: v) else { continue }
                         placed += 1
                         for (c, cw) in l.codewords.enumerated() {

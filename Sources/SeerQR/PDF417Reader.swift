@@ -393,10 +393,12 @@ extension PDF417Locator {
     /// side larger); the modules are then spaced as a plane in perspective spaces them, so that the
     /// boundaries stay in the symbol's own modules. `within`: only that stretch of the line (in
     /// modules from `from`); its boundaries more than 12 modules from either end of it are the ones
-    /// the whole line shows.
+    /// the whole line shows. `across`: how far to each side of the line, in pixels, the samples
+    /// averaged with it lie; they must stay in its row (default: a pixel, or half a module where
+    /// modules are under two pixels, as rows are at least a module tall).
     static func boundaries(
         _ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, from a: Point, to b: Point, modules: Double, ratio: Double = 1,
-        within: Range<Double>? = nil
+        within: Range<Double>? = nil, across: Double? = nil
     ) -> (edges: [Double], darkStarts: [Bool]) {
         let perModule = 4.0
         let dx = (b.x - a.x) / modules / perModule, dy = (b.y - a.y) / modules / perModule
@@ -408,7 +410,8 @@ extension PDF417Locator {
         var v = [Double](repeating: 0, count: n)
         let origin = Double(first) - 2 * perModule
         let norm = max(1e-9, (dx * dx + dy * dy).squareRoot())
-        let nx = -dy / norm, ny = dx / norm
+        let across = across ?? min(1, 0.5 * perModule * norm)
+        let nx = -dy / norm * across, ny = dx / norm * across
         // u = (1 + c)·σ / (1 + c·σ) along the line (σ the module position over `modules`): its slope
         // at the two ends differs by (1 + c)², the ratio of the module sizes.
         let c = min(2, max(0.5, ratio)).squareRoot() - 1
@@ -689,9 +692,12 @@ extension ReadSession {
         func lerp(_ p: Point, _ q: Point, _ t: Double) -> Point { Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t) }
         let length = (dist(a[0], b[0]) + dist(a[1], b[1])) / 2
         let height = max(dist(a[0], a[1]), dist(b[0], b[1]))
-        let lineCount = min(400, max(12, Int(height)))
-        // Lines through the symbol, each with the length in modules it is read at.
-        let ts = (0..<lineCount).map { (Double($0) + 0.5) / Double(lineCount) }
+        // Lines through the symbol, from the first pixel's centre to the last's: on each pixel row
+        // of an upright symbol (and evenly between them, when that makes fewer than twelve lines),
+        // so that rows a pixel or two high are each read on their own.
+        let pixelRows = max(1, Int(height.rounded()))
+        let lineCount = min(400, pixelRows * max(1, (11 + pixelRows - 1) / pixelRows) + 1)
+        let ts = (0..<lineCount).map { Double($0) / Double(lineCount - 1) }
         return image.pixels.withUnsafeBufferPointer { px -> (PDF417Message, [Point])? in
             /// The line at `t` in modules of the size one pattern showed (the layout is not known
             /// yet), its stretch next to the start (`atStart`) or next to the stop: the pattern, two
@@ -829,6 +835,8 @@ extension ReadSession {
             if side == .start { tRight = tLeft }
             if side == .stop { tLeft = tRight }
             var votes = [[Int: Int]](repeating: [:], count: rows * columns)
+            // The samples beside each line within a quarter of a row of it: rows may be a pixel tall.
+            let across = min(1, 0.25 * height / Double(rows))
             let positions = (0..<(columns + 2)).map { Double(17 * ($0 + 1)) }
             // The start pattern's module over the stop's: a symbol seen at a slant.
             let ratio = sides.0 > 0 && sides.1 > 0 ? sides.0 / sides.1 : 1
@@ -838,7 +846,9 @@ extension ReadSession {
             /// Reads the line from the left edge at `tl` to the right at `tr`; its votes count for `row`,
             /// or for the row its indicators name (nil: both must name one).
             func vote(_ tl: Double, _ tr: Double, row expected: Int?) {
-                let (e, d) = PDF417Locator.boundaries(px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules, ratio: ratio)
+                let (e, d) = PDF417Locator.boundaries(
+                    px, width: image.width, height: image.height, from: lerp(a[0], a[1], tl), to: lerp(b[0], b[1], tr), modules: modules,
+                    ratio: ratio, across: across)
                 var cw = PDF417Locator.codewords(edges: e, darkStarts: d, at: positions, follow: true)
                 // The right indicator also as the codeword ending where the stop pattern starts.
                 if cw[columns + 1] == nil { cw[columns + 1] = PDF417Locator.codewords(edges: e, darkStarts: d, endingAt: modules - 18, count: 1)[0] }

@@ -9,6 +9,7 @@ NAME.png with its text in NAME.txt. Deterministic: the same writer gives the sam
 - `mpdf-4col-turned`: the 4-column symbol upside down.
 - `mpdf-3col-tilted`: the 3-column symbol turned 5° (its rows cross the scan lines).
 - `mpdf-3col-turned-12`: a 3-column symbol turned 12° (no scan line crosses both its sides).
+- `mpdf-3col-rows-1`: the 3-column symbol at a pixel a module, its rows a pixel tall.
 - `mpdf-2col-damaged`: three codewords' modules inverted (within what its check codewords correct).
 - `mpdf-1col-destroyed`: six of the eleven rows' codewords inverted (beyond it): no reading.
 """
@@ -41,12 +42,12 @@ def invert(modules, columns, cells):
     return m
 
 
-def save(name, modules, text, turn=False, tilt=0):
+def save(name, modules, text, turn=False, tilt=0, scale=SCALE):
     h, w = modules.shape
     canvas = np.ones((h + 2 * MARGIN, w + 2 * MARGIN), dtype=bool)
     canvas[MARGIN:MARGIN + h, MARGIN:MARGIN + w] = ~modules
     img = Image.fromarray((canvas * 255).astype(np.uint8)).resize(
-        (canvas.shape[1] * SCALE, canvas.shape[0] * SCALE), Image.NEAREST)
+        (canvas.shape[1] * scale, canvas.shape[0] * scale), Image.NEAREST)
     if turn:
         img = img.rotate(180)
     if tilt:
@@ -68,6 +69,7 @@ def main():
     save("mpdf-4col-turned", symbol(texts[4], 4), texts[4], turn=True)
     save("mpdf-3col-tilted", symbol(texts[3], 3), texts[3], tilt=5)
     save("mpdf-3col-turned-12", symbol("Turned 12 degrees", 3), "Turned 12 degrees", tilt=12)
+    save("mpdf-3col-rows-1", symbol(texts[3], 3)[::2], texts[3], scale=1)
     two = symbol(texts[2], 2)
     save("mpdf-2col-damaged", invert(two, 2, [(1, 0), (4, 1), (9, 0)]), texts[2])
     one = symbol(texts[1], 1)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """PDF417 symbols for `PDF417Tests`, written next to this script with their texts: a symbol seen at
 a slant (its near end larger than its far one), symbols cut through their stop or start pattern
-by the picture's edge, one of a single column filling its picture, a flat one of three rows, and a
-long one turned 6°.
+by the picture's edge, one of a single column filling its picture, a flat one of three rows, a
+long one turned 6°, and small ones of a pixel a module with rows two pixels and one pixel tall.
 
 The symbols come from the `pdf417gen` encoder (`pip install pdf417gen pillow numpy`), so the images
 do not depend on Seer's own reading of the standard. Everything is drawn deterministically: fixed
@@ -67,6 +67,14 @@ def main():
     text = "Turned 6 degrees, 6 columns long, rows 3 modules tall"
     img = symbol(text, columns=6, level=2, padding=24)
     save("pdf417-turned-6deg", img.rotate(6, resample=Image.BICUBIC, expand=True, fillcolor=255), text)
+
+    # A pixel a module and rows two pixels tall (as some printers and screens draw them): averaged
+    # a pixel across the line, each row would take a third of its neighbours.
+    text = "One pixel a module, rows two pixels tall, with many rows to keep apart"
+    save("pdf417-one-pixel-rows-2", symbol(text, columns=4, level=1, scale=1, ratio=2, padding=4), text)
+    # Rows a pixel tall: only lines through pixel centres see one row at a time.
+    text = "Rows one pixel tall"
+    save("pdf417-one-pixel-rows-1", symbol(text, columns=3, level=2, scale=1, ratio=1, padding=2), text)
 
     text = "Cut through its start pattern"
     img = symbol(text, columns=4, level=3, padding=24)

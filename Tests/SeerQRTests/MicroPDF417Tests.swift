@@ -62,8 +62,11 @@ struct MicroPDF417Tests {
         #expect(MicroPDF417.decodeSymbol(Array(symbol.dropLast()), variant: v, erasures: []) == nil)
     }
 
-    @Test("symbols of each width, one upside down and ones turned 5° and 12°, read as MicroPDF417 with the exact text",
-        arguments: ["mpdf-1col", "mpdf-2col", "mpdf-3col", "mpdf-4col", "mpdf-4col-turned", "mpdf-3col-tilted", "mpdf-3col-turned-12"])
+    @Test(
+        "symbols of each width, one upside down, ones turned 5° and 12° and one of a pixel a module with rows a pixel tall, read as MicroPDF417 with the exact text",
+        arguments: [
+            "mpdf-1col", "mpdf-2col", "mpdf-3col", "mpdf-4col", "mpdf-4col-turned", "mpdf-3col-tilted", "mpdf-3col-turned-12", "mpdf-3col-rows-1",
+        ])
     func reads(_ name: String) throws {
         let symbols = Self.reader.read(try Self.image(name))
         #expect(symbols.map(\.symbology) == [.micropdf417], "\(name): \(symbols.map { "\($0.symbology) \($0.text ?? "-")" })")

@@ -20,10 +20,10 @@ struct PDF417PictureTests {
     static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
 
     @Test(
-        "a slanted symbol, ones turned 4° and 49°, a long one turned 6°, symbols cut through the stop or the start pattern, one column filling its picture and a flat symbol of three rows read as PDF417 with the exact text",
+        "a slanted symbol, ones turned 4° and 49°, a long one turned 6°, symbols cut through the stop or the start pattern, one column filling its picture, a flat symbol of three rows, and symbols of a pixel a module with rows two pixels and one pixel tall read as PDF417 with the exact text",
         arguments: [
             "pdf417-slanted", "pdf417-turned-4deg", "pdf417-turned", "pdf417-no-stop", "pdf417-no-start", "pdf417-one-column",
-            "pdf417-flat", "pdf417-turned-6deg",
+            "pdf417-flat", "pdf417-turned-6deg", "pdf417-one-pixel-rows-2", "pdf417-one-pixel-rows-1",
         ])
     func reads(_ name: String) throws {
         let symbols = Self.reader.read(try Self.image(name))
