@@ -52,6 +52,20 @@ def main():
                 m = modules(text, size, level)
             save(f"r{size[0]}x{size[1]}-{level}", picture(m, 3), text)
 
+    # Every size at both levels filled: the longest run of digits the writer fits, so that the
+    # data codewords end where the size's table says (a symbol too full for a terminator).
+    for size in SIZES:
+        for level in "MH":
+            low, high = 1, 2 ** 9
+            while low < high:
+                middle = (low + high + 1) // 2
+                try:
+                    modules("7" * middle, size, level)
+                    low = middle
+                except Exception:
+                    high = middle - 1
+            save(f"full-r{size[0]}x{size[1]}-{level}", picture(modules("7" * low, size, level), 3), "7" * low)
+
     # Long texts fill the largest sizes: numeric, byte and mixed segments, several blocks.
     text = "3141592653589793238462643383279502884197169399375105820974944592307816406286"
     save("long-numeric-17x139-H", picture(modules(text, (17, 139), "H"), 4), text)

@@ -16,8 +16,10 @@ struct RMQRTests {
     static func expected(_ name: String) throws -> String { try Fixtures.expected(name, in: directory) }
     static func rmqr(_ image: GrayImage) -> [Symbol] { reader.read(image).filter { $0.symbology == .rmqr } }
 
-    /// Every size at both levels, as `TestImages/rmqr.py` names them.
-    static let sizeImages: [String] = RMQR.sizes.flatMap { s in ["M", "H"].map { "r\(s.height)x\(s.width)-\($0)" } }
+    /// Every size at both levels, as `TestImages/rmqr.py` names them, and each filled with digits.
+    static let sizeImages: [String] = RMQR.sizes.flatMap { s in
+        ["M", "H"].flatMap { ["r\(s.height)x\(s.width)-\($0)", "full-r\(s.height)x\(s.width)-\($0)"] }
+    }
 
     @Test("32 sizes; each one's data modules hold its codewords and fewer than 8 remainder bits")
     func placement() {
@@ -57,7 +59,7 @@ struct RMQRTests {
         return (dark, width, height)
     }
 
-    @Test("every size at both levels decodes from its modules to exactly its text", arguments: sizeImages)
+    @Test("every size at both levels, with a short text and filled, decodes from its modules to exactly its text", arguments: sizeImages)
     func decodesEverySize(_ name: String) throws {
         let g = try Self.grid(name)
         let decoded = try #require(RMQR.decode(g.dark, width: g.width, height: g.height), "\(name)")
