@@ -207,16 +207,24 @@ enum AztecText {
         var gs1 = false, eci: Int?
         var latched = Mode.upper
         var shifted: Mode?
+        /// Reads a Binary Shift's bytes; false when they run out. The last codeword is padded
+        /// with ones, and in the Upper, Lower and Mixed modes five ones are a Binary Shift: one
+        /// that runs out with nothing but ones from its code on is that padding, the data's end.
         func binaryShift() -> Bool {
+            let code = index - 5
             guard var length = read(5) else { return true }
             if length == 0 {
                 guard let long = read(11) else { return true }
                 length = long + 31
             }
-            for _ in 0..<length {
-                guard let byte = read(8) else { return false }
-                out.append(UInt8(byte))
+            var bytes: [UInt8] = []
+            while bytes.count < length, let byte = read(8) { bytes.append(UInt8(byte)) }
+            if bytes.count == length {
+                out += bytes
+                return true
             }
+            guard bits[code...].allSatisfy({ $0 }) else { return false }
+            index = bits.count
             return true
         }
         while true {

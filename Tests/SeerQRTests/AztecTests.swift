@@ -107,6 +107,17 @@ import Testing
         #expect(mixed.bytes == [0x40, 0x0D, 0x0A, 0x5A])
     }
 
+    @Test("the ones that pad the last codeword end the data, even where they spell a Binary Shift; a Binary Shift cut short is refused")
+    func padding() throws {
+        // L/L "ab", then eleven ones (a 12-bit codeword's padding): B/S, a length of 31, one bit.
+        let padded = try #require(AztecText.decode(Self.bits([(28, 5), (2, 5), (3, 5), (0b111_1111_1111, 11)])))
+        #expect(padded.bytes == Array("ab".utf8))
+        // The same with fewer ones than a length: the code ends where it did before.
+        #expect(try #require(AztecText.decode(Self.bits([(28, 5), (2, 5), (3, 5), (0b1111111, 7)]))).bytes == Array("ab".utf8))
+        // B/S of three bytes with one byte and a zero after it: data cut short, not padding.
+        #expect(AztecText.decode(Self.bits([(28, 5), (2, 5), (31, 5), (3, 5), (0x41, 8), (0, 1)])) == nil)
+    }
+
     @Test("a mode message is corrected and a corrupted one beyond its limit refused")
     func modeMessage() throws {
         // Compact, 2 layers, 29 data codewords: 01 011100.
